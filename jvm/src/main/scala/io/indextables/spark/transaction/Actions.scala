@@ -1,0 +1,88 @@
+package io.indextables.spark.transaction
+
+/**
+ * One entry of a version file in the transaction log (see `shared/seeds/protocol.md`).
+ *
+ * Actions are immutable values; their JSON form lives in [[ActionSerde]] and their combination
+ * into table state in [[LogReplay]]. Optional protocol fields are `Option`s; the one exception is
+ * a partition value, which may be `null` inside a partition-value map (see [[AddAction]]).
+ */
+sealed trait Action
+
+/**
+ * The reader and writer versions a client must support to use the table.
+ * Feature sets are only present from protocol version 3 on.
+ */
+final case class ProtocolAction(
+    minReaderVersion: Int,
+    minWriterVersion: Int,
+    readerFeatures: Option[Set[String]] = None,
+    writerFeatures: Option[Set[String]] = None)
+  extends Action
+
+/** The data file format of a table: always provider `indextables` for tables we write. */
+final case class FileFormat(provider: String = "indextables", options: Map[String, String] = Map.empty)
+
+/**
+ * Table metadata: identity, Spark schema (as JSON), partitioning and configuration.
+ * `configuration` also holds the schema registry, as `docMappingSchema.<hash>` entries.
+ */
+final case class MetadataAction(
+    id: String,
+    name: Option[String] = None,
+    description: Option[String] = None,
+    format: FileFormat = FileFormat(),
+    schemaString: String,
+    partitionColumns: Seq[String],
+    configuration: Map[String, String],
+    createdTime: Option[Long])
+  extends Action
+
+/**
+ * A split file that became part of the table.
+ *
+ * `path` is relative to the table root. `partitionValues` maps every partition column to its
+ * value; a value is `null` (a JSON null) when the row's partition value is SQL NULL, and such
+ * entries are kept, not dropped, so that writing the action back reproduces the null.
+ */
+final case class AddAction(
+    path: String,
+    partitionValues: Map[String, String],
+    size: Long,
+    modificationTime: Long,
+    dataChange: Boolean,
+    stats: Option[String] = None,
+    minValues: Option[Map[String, String]] = None,
+    maxValues: Option[Map[String, String]] = None,
+    numRecords: Option[Long] = None,
+    hasFooterOffsets: Boolean = false,
+    footerStartOffset: Option[Long] = None,
+    footerEndOffset: Option[Long] = None,
+    splitTags: Option[Set[String]] = None,
+    numMergeOps: Option[Int] = None,
+    docMappingRef: Option[String] = None,
+    docMappingJson: Option[String] = None,
+    uncompressedSizeBytes: Option[Long] = None)
+  extends Action
+
+/**
+ * A split file that was logically deleted. Partition values, when present, follow the same
+ * null convention as [[AddAction.partitionValues]].
+ */
+final case class RemoveAction(
+    path: String,
+    deletionTimestamp: Option[Long],
+    dataChange: Boolean,
+    partitionValues: Option[Map[String, String]] = None,
+    size: Option[Long] = None)
+  extends Action
+
+/** A split that an operation (usually merge) should skip until `retryAfter`. JSON key `mergeskip`. */
+final case class MergeSkipAction(
+    path: String,
+    skipTimestamp: Long,
+    reason: String,
+    operation: String,
+    retryAfter: Option[Long],
+    skipCount: Int)
+  extends Action
