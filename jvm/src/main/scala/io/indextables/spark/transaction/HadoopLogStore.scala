@@ -1,0 +1,51 @@
+package io.indextables.spark.transaction
+
+import java.io.{ByteArrayOutputStream, FileNotFoundException}
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileAlreadyExistsException, Path}
+
+/**
+ * [[LogStore]] on any Hadoop file system, for paths that are not local.
+ *
+ * `putIfAbsent` relies on `FileSystem.create(path, overwrite = false)` failing when the file
+ * exists. That is atomic on HDFS and on object stores with conditional writes; on a store
+ * without them two writers may both succeed, so such stores need a dedicated LogStore.
+ */
+final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
+
+  override def read(path: Path): Array[Byte] = {
+    val fs = path.getFileSystem(hadoopConf)
+    val in = fs.open(path)
+    try {
+      val out = new ByteArrayOutputStream()
+      val buf = new Array[Byte](64 * 1024)
+      var n = in.read(buf)
+      while (n >= 0) {
+        out.write(buf, 0, n)
+        n = in.read(buf)
+      }
+      out.toByteArray
+    } finally in.close()
+  }
+
+  override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
+    val fs = path.getFileSystem(hadoopConf)
+    try {
+      val out = fs.create(path, false)
+      try out.write(bytes)
+      finally out.close()
+      true
+    } catch {
+      case _: FileAlreadyExistsException => false
+    }
+  }
+
+  override def list(dir: Path): Seq[Path] = {
+    val fs = dir.getFileSystem(hadoopConf)
+    try fs.listStatus(dir).toSeq.filter(_.isFile).map(_.getPath).sortBy(_.getName)
+    catch { case _: FileNotFoundException => Seq.empty }
+  }
+
+  override def exists(path: Path): Boolean = path.getFileSystem(hadoopConf).exists(path)
+}

@@ -1,0 +1,67 @@
+package io.indextables.spark.transaction
+
+import java.io.FileNotFoundException
+import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, Path => NioPath, StandardOpenOption}
+import java.util.UUID
+
+import scala.collection.JavaConverters._
+
+import org.apache.hadoop.fs.Path
+
+/**
+ * [[LogStore]] on the local file system, through java.nio.
+ *
+ * `putIfAbsent` writes a hidden temp file in the target's directory, forces it to disk and then
+ * hard-links it to the target name. Creating a link fails if the name exists, which gives
+ * put-if-absent without locks, and the target appears only with its full content.
+ */
+object LocalLogStore extends LogStore {
+
+  private def toNio(path: Path): NioPath = new java.io.File(path.toUri.getPath).toPath
+
+  override def read(path: Path): Array[Byte] =
+    try Files.readAllBytes(toNio(path))
+    catch {
+      case _: NoSuchFileException => throw new FileNotFoundException(s"File $path does not exist")
+    }
+
+  override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
+    val target = toNio(path)
+    val dir = target.getParent
+    Files.createDirectories(dir)
+    if (Files.exists(target)) return false
+    val temp = dir.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
+    try {
+      val channel = java.nio.channels.FileChannel.open(
+        temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+      try {
+        val buf = java.nio.ByteBuffer.wrap(bytes)
+        while (buf.hasRemaining) channel.write(buf)
+        channel.force(true)
+      } finally channel.close()
+      try {
+        Files.createLink(target, temp)
+        true
+      } catch {
+        case _: FileAlreadyExistsException => false
+      }
+    } finally Files.deleteIfExists(temp)
+  }
+
+  override def list(dir: Path): Seq[Path] = {
+    val nioDir = toNio(dir)
+    if (!Files.isDirectory(nioDir)) Seq.empty
+    else {
+      val stream = Files.list(nioDir)
+      try {
+        stream.iterator().asScala
+          .filter(p => Files.isRegularFile(p))
+          .map(p => new Path(dir, p.getFileName.toString))
+          .toVector
+          .sortBy(_.getName)
+      } finally stream.close()
+    }
+  }
+
+  override def exists(path: Path): Boolean = Files.exists(toNio(path))
+}
