@@ -1,0 +1,79 @@
+package io.indextables.spark.transaction
+
+import java.util.concurrent.ThreadLocalRandom
+
+import org.slf4j.LoggerFactory
+
+/**
+ * One optimistic commit to a table's log, on the driver.
+ *
+ * [[commit]] reads the newest snapshot (None for a table without version 0), asks the caller for
+ * the actions, and writes them as the next version with put-if-absent. If another writer took
+ * that version first, it waits (exponential backoff with jitter), re-reads the newest state and
+ * asks the caller again, so `buildActions` must be a pure function of the snapshot it is given,
+ * and may run several times. Thread-safe: each call of `commit` is independent.
+ */
+final class OptimisticTransaction private[transaction] (log: TransactionLog) {
+
+  private val logger = LoggerFactory.getLogger(classOf[OptimisticTransaction])
+
+  private val maxAttempts = TransactionLogConfig.int(log.options, TransactionLogConfig.RetryMaxAttempts)
+  private val baseDelayMs = TransactionLogConfig.long(log.options, TransactionLogConfig.RetryBaseDelayMs)
+  private val maxDelayMs = TransactionLogConfig.long(log.options, TransactionLogConfig.RetryMaxDelayMs)
+  private val compressed =
+    TransactionLogConfig.boolean(log.options, TransactionLogConfig.CompressionEnabled)
+
+  /**
+   * Commits the actions that `buildActions` returns for the newest state and returns the version
+   * written. For a new table (snapshot None) the actions must include a protocol and a metadata
+   * action. Throws [[ConcurrentCommitException]] after `retry.maxAttempts` lost races.
+   */
+  def commit(operation: String)(buildActions: Option[Snapshot] => Seq[Action]): Long = {
+    var attempt = 1
+    while (true) {
+      val base = log.latestSnapshotOption()
+      val version = base.map(_.version + 1).getOrElse(0L)
+      val actions = buildActions(base)
+      validate(operation, base, actions)
+      val file = VersionFiles.path(log.logPath, version)
+      if (log.store.putIfAbsent(file, VersionFiles.encode(actions, compressed))) {
+        log.recordCommit(base, version, actions)
+        logger.info(s"Committed '$operation' as version $version of ${log.tablePath}")
+        return version
+      }
+      if (attempt >= maxAttempts) {
+        throw TransactionLogErrors.tooManyConflicts(log.tablePath, operation, attempt)
+      }
+      val delay = backoffMs(attempt)
+      logger.info(s"Version $version of ${log.tablePath} was taken by another writer; " +
+        s"retrying '$operation' in $delay ms (attempt ${attempt + 1} of $maxAttempts)")
+      Thread.sleep(delay)
+      attempt += 1
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** Exponential backoff capped at maxDelayMs, with jitter so that racing writers spread out. */
+  private def backoffMs(attempt: Int): Long = {
+    val exp = baseDelayMs * (1L << math.min(attempt - 1, 30))
+    val capped = math.min(maxDelayMs, exp)
+    if (capped <= 1) capped else capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1)
+  }
+
+  private def validate(operation: String, base: Option[Snapshot], actions: Seq[Action]): Unit = {
+    def invalid(reason: String) = TransactionLogErrors.invalidCommit(log.tablePath, operation, reason)
+    if (actions.isEmpty) throw invalid("no actions to commit")
+    val protocols = actions.collect { case p: ProtocolAction => p }
+    val metadatas = actions.collect { case m: MetadataAction => m }
+    if (protocols.size > 1) throw invalid("more than one protocol action")
+    if (metadatas.size > 1) throw invalid("more than one metaData action")
+    if (base.isEmpty && (protocols.isEmpty || metadatas.isEmpty)) {
+      throw invalid("a new table's first commit must hold a protocol and a metaData action")
+    }
+    protocols.headOption.orElse(base.map(_.protocol)).foreach { p =>
+      if (p.minWriterVersion > TransactionLog.MaxWriterVersion) {
+        throw TransactionLogErrors.unsupportedWriterVersion(log.tablePath, p.minWriterVersion)
+      }
+    }
+  }
+}
