@@ -76,7 +76,8 @@ final class TransactionLog private (
       version: Long,
       actions: Seq[Action]): Unit = synchronized {
     if (cached.map(_.version) == base.map(_.version)) {
-      cached = Some(LogReplay.replay(tablePath, base, Seq(version -> actions)))
+      // The commit has already succeeded; a state we cannot replay is simply not cached.
+      cached = scala.util.Try(LogReplay.replay(tablePath, base, Seq(version -> actions))).toOption
     }
   }
 
