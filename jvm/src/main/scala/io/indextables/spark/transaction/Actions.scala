@@ -21,7 +21,9 @@ final case class ProtocolAction(
   extends Action
 
 /** The data file format of a table: always provider `indextables` for tables we write. */
-final case class FileFormat(provider: String = "indextables", options: Map[String, String] = Map.empty)
+final case class FileFormat(
+    provider: String = "indextables",
+    options: Map[String, String] = Map.empty)
 
 /**
  * Table metadata: identity, Spark schema (as JSON), partitioning and configuration.
@@ -77,7 +79,10 @@ final case class RemoveAction(
     size: Option[Long] = None)
   extends Action
 
-/** A split that an operation (usually merge) should skip until `retryAfter`. JSON key `mergeskip`. */
+/**
+ * A split that an operation (usually merge) should skip until `retryAfter`.
+ * Its JSON key is `mergeskip`.
+ */
 final case class MergeSkipAction(
     path: String,
     skipTimestamp: Long,

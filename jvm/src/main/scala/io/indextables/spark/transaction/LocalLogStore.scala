@@ -1,7 +1,10 @@
 package io.indextables.spark.transaction
 
 import java.io.FileNotFoundException
-import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, Path => NioPath, StandardOpenOption}
+import java.nio.ByteBuffer
+import java.nio.channels.FileChannel
+import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardOpenOption}
+import java.nio.file.{Path => NioPath}
 import java.util.UUID
 
 import scala.collection.JavaConverters._
@@ -32,10 +35,10 @@ object LocalLogStore extends LogStore {
     if (Files.exists(target)) return false
     val temp = dir.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
     try {
-      val channel = java.nio.channels.FileChannel.open(
+      val channel = FileChannel.open(
         temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
       try {
-        val buf = java.nio.ByteBuffer.wrap(bytes)
+        val buf = ByteBuffer.wrap(bytes)
         while (buf.hasRemaining) channel.write(buf)
         channel.force(true)
       } finally channel.close()

@@ -17,11 +17,12 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
 
   private val logger = LoggerFactory.getLogger(classOf[OptimisticTransaction])
 
-  private val maxAttempts = TransactionLogConfig.int(log.options, TransactionLogConfig.RetryMaxAttempts)
-  private val baseDelayMs = TransactionLogConfig.long(log.options, TransactionLogConfig.RetryBaseDelayMs)
-  private val maxDelayMs = TransactionLogConfig.long(log.options, TransactionLogConfig.RetryMaxDelayMs)
-  private val compressed =
-    TransactionLogConfig.boolean(log.options, TransactionLogConfig.CompressionEnabled)
+  import TransactionLogConfig._
+
+  private val maxAttempts = int(log.options, RetryMaxAttempts)
+  private val baseDelayMs = long(log.options, RetryBaseDelayMs)
+  private val maxDelayMs = long(log.options, RetryMaxDelayMs)
+  private val compressed = boolean(log.options, CompressionEnabled)
 
   /**
    * Commits the actions that `buildActions` returns for the newest state and returns the version
@@ -61,7 +62,8 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
   }
 
   private def validate(operation: String, base: Option[Snapshot], actions: Seq[Action]): Unit = {
-    def invalid(reason: String) = TransactionLogErrors.invalidCommit(log.tablePath, operation, reason)
+    def invalid(reason: String) =
+      TransactionLogErrors.invalidCommit(log.tablePath, operation, reason)
     if (actions.isEmpty) throw invalid("no actions to commit")
     val protocols = actions.collect { case p: ProtocolAction => p }
     val metadatas = actions.collect { case m: MetadataAction => m }

@@ -38,7 +38,8 @@ object SchemaHash {
   def canonicalize(json: String): String = {
     val tree = try mapper.readTree(json) catch {
       case e: com.fasterxml.jackson.core.JsonProcessingException =>
-        throw new IllegalArgumentException(s"Doc mapping is not valid JSON: ${e.getOriginalMessage}", e)
+        throw new IllegalArgumentException(
+          s"Doc mapping is not valid JSON: ${e.getOriginalMessage}", e)
     }
     mapper.writeValueAsString(canonical(tree))
   }
@@ -46,7 +47,9 @@ object SchemaHash {
   private def canonical(node: JsonNode): JsonNode = node match {
     case obj: ObjectNode =>
       val out = JsonNodeFactory.instance.objectNode()
-      obj.fieldNames().asScala.toVector.sorted.foreach(k => out.set[JsonNode](k, canonical(obj.get(k))))
+      obj.fieldNames().asScala.toVector.sorted.foreach { k =>
+        out.set[JsonNode](k, canonical(obj.get(k)))
+      }
       out
     case arr: ArrayNode =>
       val elements = arr.elements().asScala.map(canonical).toVector

@@ -130,7 +130,7 @@ final class TransactionLog private (
   override def toString: String = s"TransactionLog($tablePath)"
 }
 
-/** Factory of [[TransactionLog]] handles, with a small LRU cache keyed by table path and options. */
+/** Factory of [[TransactionLog]] handles, with a small LRU cache keyed by path and options. */
 object TransactionLog {
 
   /** The highest reader protocol version this code can read. */

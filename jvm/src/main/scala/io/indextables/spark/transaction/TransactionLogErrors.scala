@@ -21,7 +21,8 @@ object TransactionLogErrors {
       s"No IndexTables table at $tablePath: ${VersionFiles.fileName(0)} is missing from " +
         s"${new Path(tablePath, TransactionLog.LogDirName)}. Write to the path first to create it.")
 
-  def versionNotFound(tablePath: Path, version: Long, latest: Option[Long]): TransactionLogException =
+  def versionNotFound(tablePath: Path, version: Long, latest: Option[Long])
+      : TransactionLogException =
     new TransactionLogException(
       s"Version $version of table $tablePath does not exist (${VersionFiles.fileName(version)} " +
         s"is missing); latest version is ${latest.map(_.toString).getOrElse("none")}.")
@@ -62,7 +63,8 @@ object TransactionLogErrors {
   def invalidCommit(tablePath: Path, operation: String, reason: String): TransactionLogException =
     new TransactionLogException(s"Cannot commit '$operation' to table $tablePath: $reason")
 
-  def tooManyConflicts(tablePath: Path, operation: String, attempts: Int): ConcurrentCommitException =
+  def tooManyConflicts(tablePath: Path, operation: String, attempts: Int)
+      : ConcurrentCommitException =
     new ConcurrentCommitException(
       s"Gave up committing '$operation' to table $tablePath after $attempts attempts: other " +
         "writers committed first every time. Retry the operation, or raise " +

@@ -45,7 +45,8 @@ class ConcurrentCommitSuite extends AnyFunSuite {
       assert(s.version === threads * perThread)
       val paths = s.allFiles.map(_.path)
       assert(paths.size === threads * perThread)
-      assert(paths.toSet === (for (t <- 0 until threads; i <- 0 until perThread) yield s"t$t-$i").toSet)
+      val expected = for (t <- 0 until threads; i <- 0 until perThread) yield s"t$t-$i"
+      assert(paths.toSet === expected.toSet)
     }
   }
 }

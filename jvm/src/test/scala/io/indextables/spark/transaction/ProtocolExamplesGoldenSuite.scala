@@ -1,20 +1,18 @@
 package io.indextables.spark.transaction
 
-import java.nio.charset.StandardCharsets.UTF_8
-
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The examples of protocol.md, written as the lines of one version file, parse as documented. */
 class ProtocolExamplesGoldenSuite extends AnyFunSuite {
 
-  private val versionFile: String = Seq(
-    """{"protocol":{"minReaderVersion":4,"minWriterVersion":4,"readerFeatures":["avroState","schemaDeduplication"],"writerFeatures":["avroState","schemaDeduplication"]}}""",
-    """{"metaData":{"id":"550e8400-e29b-41d4-a716-446655440000","format":{"provider":"indextables","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[]}","partitionColumns":["date"],"configuration":{"docMappingSchema.ab12cd34ef56gh78":"[{\"name\":\"title\"}]"},"createdTime":1704067200000}}""",
-    """{"add":{"path":"date=2024-01-01/splits/split-abc123.split","partitionValues":{"date":"2024-01-01"},"size":1048576,"modificationTime":1704067200000,"dataChange":true,"minValues":{"score":"0.1"},"maxValues":{"score":"0.9"},"numRecords":1000,"hasFooterOffsets":true,"footerStartOffset":900000,"footerEndOffset":1048500,"docMappingRef":"ab12cd34ef56gh78"}}""",
-    """{"remove":{"path":"splits/old-split.split","deletionTimestamp":1704153600000,"dataChange":true}}""",
-    """{"mergeskip":{"path":"splits/corrupted.split","skipTimestamp":1704067200000,"reason":"Corrupted index footer","operation":"merge","retryAfter":1704153600000,"skipCount":1}}"""
-  ).mkString("", "\n", "\n")
+  /** protocol.md's five examples, one per line, as a plain (uncompressed) version file. */
+  private val versionFile: Array[Byte] = {
+    val in = getClass.getResourceAsStream("golden/protocol-examples.json")
+    assert(in != null, "golden/protocol-examples.json is missing from test resources")
+    try in.readAllBytes()
+    finally in.close()
+  }
 
   private val expected: Seq[Action] = Seq(
     ProtocolAction(4, 4, Some(Set("avroState", "schemaDeduplication")),
@@ -44,8 +42,7 @@ class ProtocolExamplesGoldenSuite extends AnyFunSuite {
       Some(1704153600000L), 1))
 
   test("protocol.md examples parse to the expected actions") {
-    val actions = VersionFiles.decode(new Path("/golden/00000000000000000000.json"),
-      versionFile.getBytes(UTF_8))
+    val actions = VersionFiles.decode(new Path("/golden/protocol-examples.json"), versionFile)
     assert(actions === expected)
   }
 

@@ -16,11 +16,13 @@ import org.scalatest.funsuite.AnyFunSuite
 class SchemaHashInteropSuite extends AnyFunSuite {
 
   test("hashes in the 0.5.4 schema registry equal SchemaHash of their doc mappings") {
-    val root = TransactionTestUtils.interopFixtures.getOrElse(cancel("../shared/data/interop is absent"))
+    val root = TransactionTestUtils.interopFixtures
+      .getOrElse(cancel("../shared/data/interop is absent"))
     val manifest =
       new File(root, "06_schema_dedup/_transaction_log/state-v00000000000000000012/_manifest.avro")
     assume(manifest.isFile)
-    val reader = new DataFileReader[GenericRecord](manifest, new GenericDatumReader[GenericRecord]())
+    val reader =
+      new DataFileReader[GenericRecord](manifest, new GenericDatumReader[GenericRecord]())
     val registry =
       try {
         val record = reader.next()

@@ -65,7 +65,8 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
   test("the handle is cached per table path and options") {
     withTempDir { dir =>
       assert(open(dir) eq open(dir))
-      assert(open(dir) eq TransactionLog.forTable("file:" + dir.getAbsolutePath, hadoopConf, Map.empty))
+      val byUri = TransactionLog.forTable("file:" + dir.getAbsolutePath, hadoopConf, Map.empty)
+      assert(open(dir) eq byUri)
       assert(open(dir) ne open(dir, Map("k" -> "v")))
     }
   }
@@ -117,7 +118,9 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
       val hash = SchemaHash.compute(schema)
       val log = open(dir)
       create(log, metadata(configuration = Map(SchemaHash.registryKey(hash) -> schema, "x" -> "y")))
-      append(log, add("a").copy(docMappingRef = Some(hash)), add("b").copy(docMappingJson = Some("[]")),
+      append(log,
+        add("a").copy(docMappingRef = Some(hash)),
+        add("b").copy(docMappingJson = Some("[]")),
         add("c").copy(docMappingRef = Some("unknown")))
       val s = log.snapshot()
       assert(s.schemaRegistry === Map(hash -> schema))
