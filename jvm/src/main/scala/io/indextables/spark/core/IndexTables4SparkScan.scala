@@ -1,0 +1,36 @@
+package io.indextables.spark.core
+
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+
+import io.indextables.spark.read.{IndexTables4SparkPartitionReaderFactory, ReadPlan, SplitInputPartition}
+
+/**
+ * An immutable, planned scan: the splits left after pruning and the query every task runs.
+ * `description` shows what was pushed, so EXPLAIN and the physical plan tell the truth.
+ */
+final class IndexTables4SparkScan(
+    plan: ReadPlan,
+    splits: Seq[SplitInputPartition],
+    totalSplits: Int,
+    pushedFilters: Seq[Filter],
+    version: Long) extends Scan with Batch {
+
+  override def readSchema(): StructType = plan.readSchema
+
+  override def toBatch: Batch = this
+
+  override def planInputPartitions(): Array[InputPartition] = splits.toArray[InputPartition]
+
+  override def createReaderFactory(): PartitionReaderFactory =
+    new IndexTables4SparkPartitionReaderFactory(plan)
+
+  override def description(): String = {
+    val query = plan.queryAstJson.getOrElse("match_all")
+    val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
+    s"IndexTablesScan ${plan.tablePath} (version $version) " +
+      s"PushedFilters: [${pushedFilters.mkString(", ")}], PushedQuery: $query$limit, " +
+      s"Splits: ${splits.size}/$totalSplits"
+  }
+}

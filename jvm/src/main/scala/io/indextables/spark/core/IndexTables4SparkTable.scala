@@ -1,0 +1,72 @@
+package io.indextables.spark.core
+
+import java.util
+
+import scala.collection.JavaConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.transaction.Snapshot
+import io.indextables.spark.write.IndexTables4SparkWriteBuilder
+
+/**
+ * An IndexTables table at a path. Reads see the latest committed version; writes append or
+ * replace it in one log commit. Created on the driver per query; not shared between threads.
+ */
+class IndexTables4SparkTable(
+    val tablePath: String,
+    tableSchema: StructType,
+    val requestedPartitionColumns: Seq[String],
+    properties: Map[String, String],
+    acceptsWrites: Boolean = false) extends Table with SupportsRead with SupportsWrite {
+
+  /** The table's latest snapshot, or None when nothing has been committed at the path. */
+  lazy val existingSnapshot: Option[Snapshot] = TableState.load(tablePath, properties.asJava)
+
+  override def name(): String = s"indextables.`$tablePath`"
+
+  override def schema(): StructType = tableSchema
+
+  override def partitioning(): Array[Transform] =
+    requestedPartitionColumns.map(c => Expressions.identity(c): Transform).toArray
+
+  override def properties(): util.Map[String, String] = properties.asJava
+
+  override def capabilities(): util.Set[TableCapability] =
+    if (acceptsWrites) IndexTables4SparkTable.WriteCapabilities else IndexTables4SparkTable.ReadCapabilities
+
+  /** Options for this read or write, over session conf and the table's recorded properties. */
+  def resolvedOptions(options: util.Map[String, String]): IndexTablesOptions =
+    IndexTablesOptions(
+      properties ++ options.asScala,
+      TableState.sessionConf(SparkSession.active),
+      existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty))
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    val snap = existingSnapshot.getOrElse(throw IndexTablesErrors.notATable(tablePath))
+    val all = properties ++ options.asCaseSensitiveMap().asScala
+    new IndexTables4SparkScanBuilder(tablePath, snap, resolvedOptions(options.asCaseSensitiveMap()), all)
+  }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new IndexTables4SparkWriteBuilder(this, info)
+}
+
+object IndexTables4SparkTable {
+  val ReadCapabilities: util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
+
+  /** Only for the table object the save path builds (see IndexTables4SparkTableProvider). */
+  val WriteCapabilities: util.Set[TableCapability] = Set(
+    TableCapability.BATCH_READ,
+    TableCapability.BATCH_WRITE,
+    TableCapability.TRUNCATE,
+    TableCapability.ACCEPT_ANY_SCHEMA).asJava
+}

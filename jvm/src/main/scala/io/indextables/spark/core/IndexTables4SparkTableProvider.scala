@@ -1,0 +1,88 @@
+package io.indextables.spark.core
+
+import java.util
+
+import scala.collection.JavaConverters._
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
+import org.apache.spark.sql.indextables.SparkWriteBridge
+import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
+import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
+import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.indextables.spark.IndexTablesErrors
+
+/**
+ * The data source behind `format("indextables")`. Reads go through DataSource V2
+ * ([[IndexTables4SparkTable]]). Spark's DataFrameWriter supports only Append and Overwrite for
+ * path-based V2 tables, so the tables `getTable` returns do not declare BATCH_WRITE: every
+ * path-based save then reaches `createRelation`, which settles the save mode (ErrorIfExists,
+ * Ignore, Append, Overwrite) and writes through the same V2 BatchWrite.
+ */
+class IndexTables4SparkTableProvider
+  extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+
+  override def shortName(): String = IndexTables4SparkTableProvider.ShortName
+
+  override def supportsExternalMetadata(): Boolean = true
+
+  override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    val snap = TableState.load(TableState.path(options.asCaseSensitiveMap()), options.asCaseSensitiveMap())
+      .getOrElse(throw IndexTablesErrors.notATable(TableState.path(options.asCaseSensitiveMap())))
+    DataType.fromJson(snap.metadata.schemaString).asInstanceOf[StructType]
+  }
+
+  override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = {
+    val path = TableState.path(options.asCaseSensitiveMap())
+    TableState.load(path, options.asCaseSensitiveMap()).map(_.metadata.partitionColumns)
+      .getOrElse(Nil).map(c => Expressions.identity(c): Transform).toArray
+  }
+
+  override def getTable(
+      schema: StructType,
+      partitioning: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    val partitionColumns = partitioning.toSeq.map {
+      case t if t.name() == "identity" && t.references().length == 1 =>
+        t.references().head.fieldNames().mkString(".")
+      case t => throw new IllegalArgumentException(s"IndexTables partitions by columns only, not $t")
+    }
+    new IndexTables4SparkTable(TableState.path(properties), schema, partitionColumns,
+      properties.asScala.toMap)
+  }
+
+  override def createRelation(
+      sqlContext: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
+    val path = TableState.path(parameters.asJava)
+    val exists = TableState.load(path, parameters.asJava).isDefined
+    mode match {
+      case SaveMode.ErrorIfExists if exists => throw IndexTablesErrors.tableExists(path)
+      case SaveMode.Ignore if exists =>
+      case _ =>
+        val partitionKey = "__partition_columns"
+        val partitionColumns = parameters.get(partitionKey).toSeq.flatMap { json =>
+          new ObjectMapper().readValue(json, classOf[Array[String]]).toSeq
+        }
+        val options = parameters - partitionKey
+        val table = new IndexTables4SparkTable(path, data.schema, partitionColumns, options,
+          acceptsWrites = true)
+        SparkWriteBridge.write(sqlContext.sparkSession, table, data,
+          overwrite = mode == SaveMode.Overwrite, options)
+    }
+    val s = data.schema
+    new BaseRelation {
+      override def sqlContext: SQLContext = SparkSession.active.sqlContext
+      override def schema: StructType = s
+    }
+  }
+}
+
+object IndexTables4SparkTableProvider {
+  val ShortName = "indextables"
+}

@@ -1,0 +1,215 @@
+package io.indextables.spark.filters
+
+import java.time.{Instant, LocalDate, ZoneOffset}
+
+import scala.collection.JavaConverters._
+
+import org.apache.spark.sql.sources._
+import org.apache.spark.sql.types._
+
+import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
+import io.indextables.tantivy4java.split._
+
+/**
+ * A native query for a Spark filter. `exact` means the query matches exactly the rows for which
+ * the filter is TRUE; otherwise it matches a superset and Spark must still apply the filter.
+ */
+final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
+
+/**
+ * Translates Spark's V1 filters into tantivy4java split queries, never changing the answer:
+ * what cannot be matched exactly is either translated to a superset (and kept in Spark) or not
+ * translated at all. Rules that matter:
+ *  - `text` columns are tokenized, so `=`, ranges and substring filters on them stay in Spark;
+ *  - NOT and SQL nulls differ (NOT over a null is null, a must-not keeps it), so a NOT is only
+ *    ever a superset;
+ *  - timestamps are indexed at second precision, so their filters are widened to whole seconds;
+ *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
+ *    numbers), so it is translated only together with an upper bound.
+ * Stateless and thread-safe.
+ */
+final class FiltersToQueryConverter(schema: TableIndexSchema) {
+
+  /** Translates the conjunction of `filters`; returns the query and the filters kept exact. */
+  def translate(filter: Filter): Option[TranslatedFilter] = filter match {
+    case EqualTo(a, v) => field(a).flatMap(f => equalTo(f, v))
+    case EqualNullSafe(a, v) if v != null => field(a).flatMap(f => equalTo(f, v))
+    case In(a, values) =>
+      field(a).flatMap { f =>
+        val parts = values.toSeq.filter(_ != null).map(v => equalTo(f, v))
+        if (parts.isEmpty || parts.exists(_.isEmpty)) None
+        else {
+          val b = new SplitBooleanQuery()
+          parts.flatten.foreach(p => b.addShould(p.query))
+          Some(TranslatedFilter(b, parts.flatten.forall(_.exact)))
+        }
+      }
+    case GreaterThan(a, v) => range(a, Some((v, false)), None)
+    case GreaterThanOrEqual(a, v) => range(a, Some((v, true)), None)
+    case LessThan(a, v) => range(a, None, Some((v, false)))
+    case LessThanOrEqual(a, v) => range(a, None, Some((v, true)))
+    case IsNotNull(a) => field(a).filter(hasExistence).map(f => TranslatedFilter(new SplitExistsQuery(f.name), exact = true))
+    case IsNull(a) =>
+      field(a).filter(hasExistence).map { f =>
+        val b = new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(new SplitExistsQuery(f.name))
+        TranslatedFilter(b, exact = true)
+      }
+    case StringStartsWith(a, prefix) => wildcard(a, prefix, s => s"$s*")
+    case StringEndsWith(a, suffix) => wildcard(a, suffix, s => s"*$s")
+    case StringContains(a, sub) => wildcard(a, sub, s => s"*$s*")
+    case And(l, r) => (translate(l), translate(r)) match {
+      case (Some(x), Some(y)) =>
+        Some(TranslatedFilter(new SplitBooleanQuery().addMust(x.query).addMust(y.query), x.exact && y.exact))
+      case (Some(x), None) => Some(x.copy(exact = false))
+      case (None, Some(y)) => Some(y.copy(exact = false))
+      case _ => None
+    }
+    case Or(l, r) => for (x <- translate(l); y <- translate(r)) yield
+      TranslatedFilter(new SplitBooleanQuery().addShould(x.query).addShould(y.query), x.exact && y.exact)
+    case Not(c) => translate(c).filter(_.exact).map { t =>
+      TranslatedFilter(new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(t.query), exact = false)
+    }
+    case _ => None
+  }
+
+  /**
+   * Translates the top-level conjuncts Spark pushes, combining lower and upper bounds on one
+   * field into one range. Returns the query of all translated conjuncts, the conjuncts that were
+   * pushed, and those Spark must still evaluate.
+   */
+  def translateConjuncts(filters: Seq[Filter]): (Option[SplitQuery], Seq[Filter], Seq[Filter]) = {
+    val (ranges, others) = filters.partition(isRangeOnField)
+    val byField = ranges.groupBy(rangeField)
+    val rangeResults: Seq[(Seq[Filter], Option[TranslatedFilter])] = byField.toSeq.map { case (a, fs) =>
+      val lower = fs.collect {
+        case GreaterThan(_, v) => (v, false)
+        case GreaterThanOrEqual(_, v) => (v, true)
+      }
+      val upper = fs.collect {
+        case LessThan(_, v) => (v, false)
+        case LessThanOrEqual(_, v) => (v, true)
+      }
+      if (lower.size <= 1 && upper.size <= 1) (fs, range(a, lower.headOption, upper.headOption))
+      else (fs, None)
+    }
+    val otherResults = others.map(f => (Seq(f), translate(f)))
+    val all = rangeResults ++ otherResults
+    val pushed = all.collect { case (fs, Some(_)) => fs }.flatten
+    val post = all.collect { case (fs, None) => fs; case (fs, Some(t)) if !t.exact => fs }.flatten
+    val queries = all.flatMap(_._2.map(_.query))
+    val query = queries match {
+      case Seq() => None
+      case Seq(q) => Some(q)
+      case qs => Some(qs.foldLeft(new SplitBooleanQuery())((b, q) => b.addMust(q)))
+    }
+    (query, pushed, post)
+  }
+
+  private def isRangeOnField(f: Filter): Boolean = f match {
+    case GreaterThan(_, _) | GreaterThanOrEqual(_, _) | LessThan(_, _) | LessThanOrEqual(_, _) => true
+    case _ => false
+  }
+
+  private def rangeField(f: Filter): String = f.references.head
+
+  private def field(attr: String): Option[IndexedField] = schema.field(attr)
+
+  /** Fields whose absence can be searched: fast fields (everything but tokenized text). */
+  private def hasExistence(f: IndexedField): Boolean = f.kind match {
+    case IndexKind.Text | IndexKind.Json | IndexKind.Bytes => false
+    case _ => true
+  }
+
+  private def equalTo(f: IndexedField, v: Any): Option[TranslatedFilter] = (f.kind, f.dataType, v) match {
+    case (IndexKind.RawString, _, s: String) => Some(TranslatedFilter(new SplitTermQuery(f.name, s), exact = true))
+    case (IndexKind.I64, _, n @ (_: Int | _: Long | _: Short | _: Byte)) =>
+      Some(TranslatedFilter(new SplitTermQuery(f.name, n.toString), exact = true))
+    case (IndexKind.F64, DoubleType | FloatType, n) =>
+      floating(n).filter(d => !d.isNaN && !d.isInfinite && d != 0.0).map { d =>
+        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, d.toString, d.toString, "f64"), exact = true)
+      }
+    case (IndexKind.Bool, _, b: Boolean) => Some(TranslatedFilter(new SplitTermQuery(f.name, b.toString), exact = true))
+    case (IndexKind.DateTime, DateType, d) =>
+      dateValue(d).map { day =>
+        val s = dateTimeString(day)
+        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, s, s, "date"), exact = true)
+      }
+    case (IndexKind.DateTime, TimestampType, t) =>
+      timestampMicros(t).map { micros =>
+        val lo = Math.floorDiv(micros, 1000000L)
+        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, instant(lo), instant(lo), "date"), exact = false)
+      }
+    case _ => None
+  }
+
+  private def range(attr: String, lower: Option[(Any, Boolean)], upper: Option[(Any, Boolean)]): Option[TranslatedFilter] =
+    field(attr).flatMap { f =>
+      def bound(b: Option[(Any, Boolean)], render: Any => Option[String]): Option[SplitRangeQuery.RangeBound] =
+        b match {
+          case None => Some(SplitRangeQuery.RangeBound.unbounded())
+          case Some((v, inclusive)) => render(v).map { s =>
+            if (inclusive) SplitRangeQuery.RangeBound.inclusive(s) else SplitRangeQuery.RangeBound.exclusive(s)
+          }
+        }
+      (f.kind, f.dataType) match {
+        case (IndexKind.RawString, _) =>
+          val r = (v: Any) => v match { case s: String => Some(s); case _ => None }
+          for (lo <- bound(lower, r); hi <- bound(upper, r))
+            yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "str"), exact = true)
+        case (IndexKind.I64, _) =>
+          val r = (v: Any) => v match { case n @ (_: Int | _: Long | _: Short | _: Byte) => Some(n.toString); case _ => None }
+          for (lo <- bound(lower, r); hi <- bound(upper, r))
+            yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "i64"), exact = true)
+        case (IndexKind.F64, DoubleType | FloatType) if upper.isDefined =>
+          // Zero is refused: tantivy orders -0.0 below 0.0, Spark holds them equal.
+          val r = (v: Any) => floating(v).filter(d => !d.isNaN && d != 0.0).map(_.toString)
+          for (lo <- bound(lower, r); hi <- bound(upper, r))
+            yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "f64"), exact = true)
+        case (IndexKind.DateTime, DateType) =>
+          val r = (v: Any) => dateValue(v).map(dateTimeString)
+          for (lo <- bound(lower, r); hi <- bound(upper, r))
+            yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "date"), exact = true)
+        case (IndexKind.DateTime, TimestampType) =>
+          // Widen to whole seconds, inclusive: a superset that Spark narrows again.
+          val lo = lower.map { case (v, _) => timestampMicros(v).map(m => instant(Math.floorDiv(m, 1000000L))) }
+          val hi = upper.map { case (v, _) => timestampMicros(v).map(m => instant(Math.floorDiv(m + 999999L, 1000000L))) }
+          if (lo.exists(_.isEmpty) || hi.exists(_.isEmpty)) None
+          else {
+            val l = lo.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(SplitRangeQuery.RangeBound.unbounded())
+            val h = hi.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(SplitRangeQuery.RangeBound.unbounded())
+            Some(TranslatedFilter(new SplitRangeQuery(f.name, l, h, "date"), exact = false))
+          }
+        case _ => None
+      }
+    }
+
+  private def wildcard(attr: String, value: String, pattern: String => String): Option[TranslatedFilter] =
+    field(attr).filter(_.kind == IndexKind.RawString).flatMap { f =>
+      if (value.isEmpty || value.exists(c => c == '*' || c == '?' || c == '\\')) None
+      else Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value)), exact = false))
+    }
+
+  private def floating(v: Any): Option[Double] = v match {
+    case d: Double => Some(d)
+    case f: Float => Some(f.toDouble)
+    case _ => None
+  }
+
+  private def dateValue(v: Any): Option[Long] = v match {
+    case d: java.sql.Date => Some(d.toLocalDate.toEpochDay)
+    case d: LocalDate => Some(d.toEpochDay)
+    case _ => None
+  }
+
+  private def timestampMicros(v: Any): Option[Long] = v match {
+    case t: java.sql.Timestamp =>
+      Some(Math.addExact(Math.multiplyExact(Math.floorDiv(t.getTime, 1000L), 1000000L), (t.getNanos / 1000).toLong))
+    case i: Instant => Some(Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong))
+    case _ => None
+  }
+
+  private def dateTimeString(epochDay: Long): String =
+    LocalDate.ofEpochDay(epochDay).atStartOfDay().toInstant(ZoneOffset.UTC).toString
+
+  private def instant(epochSecond: Long): String = Instant.ofEpochSecond(epochSecond).toString
+}

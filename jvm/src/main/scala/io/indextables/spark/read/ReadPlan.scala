@@ -1,0 +1,37 @@
+package io.indextables.spark.read
+
+import org.apache.spark.sql.connector.read.InputPartition
+import org.apache.spark.sql.types.StructType
+
+import io.indextables.spark.schema.IndexedField
+import io.indextables.spark.util.SerializableHadoopConf
+
+/**
+ * What every read task of one scan shares. Immutable; built on the driver.
+ *
+ * @param readSchema     the columns Spark asked for, in its order
+ * @param dataFields     of those, the ones held in splits
+ * @param partitionSchema the table's partition columns and their types
+ * @param queryAstJson   the pushed query in tantivy4java's query-AST JSON (match-all if None)
+ * @param limit          pushed LIMIT, if any
+ */
+final case class ReadPlan(
+    tablePath: String,
+    hadoopConf: SerializableHadoopConf,
+    readSchema: StructType,
+    dataFields: Seq[IndexedField],
+    partitionSchema: StructType,
+    timeZone: String,
+    queryAstJson: Option[String],
+    limit: Option[Int],
+    batchSize: Int,
+    cacheMaxSize: Long)
+
+/** One split to read, with what the log knows of it. */
+final case class SplitInputPartition(
+    path: String,
+    partitionValues: Map[String, String],
+    numRecords: Option[Long],
+    footerStartOffset: Long,
+    footerEndOffset: Long,
+    docMappingJson: Option[String]) extends InputPartition

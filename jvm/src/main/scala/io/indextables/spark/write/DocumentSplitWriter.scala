@@ -1,0 +1,120 @@
+package io.indextables.spark.write
+
+import java.io.File
+import java.net.InetAddress
+import java.util.UUID
+
+import scala.collection.mutable
+
+import org.apache.commons.io.FileUtils
+import org.apache.spark.sql.catalyst.InternalRow
+
+import io.indextables.spark.schema.{IndexKind, IndexedField}
+import io.indextables.spark.stats.SplitStatistics
+import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder}
+import io.indextables.tantivy4java.core.{Index, IndexWriter, Schema, SchemaBuilder}
+import io.indextables.tantivy4java.split.merge.QuickwitSplit
+
+/**
+ * Writes rows through tantivy4java's batch-document API: one index per partition value in a
+ * local directory, fed in batches through BatchDocumentBuilder, then turned into a split with
+ * QuickwitSplit.convertIndexFromPath. Used when a column needs what the Arrow FFI path cannot
+ * do (see [[WritePathSelector]]). Owned by one task thread; `close` drops every open index.
+ */
+final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter {
+  private val dataFields: Seq[(Int, IndexedField)] = ctx.indexSchema.fields.map { f =>
+    (ctx.writeSchema.fieldIndex(f.name), f)
+  }
+  private val open = mutable.LinkedHashMap.empty[Seq[String], PartitionIndex]
+  private lazy val nodeId = try InetAddress.getLocalHost.getHostName catch { case _: Exception => "node" }
+
+  /** One partition value's index under construction. */
+  private final class PartitionIndex(val key: Seq[String]) {
+    val dir = new File(ctx.workDir, s"index-${UUID.randomUUID()}")
+    val schema: Schema = DocumentSplitWriter.buildSchema(ctx.indexSchema.fields)
+    val index = new Index(schema, dir.getAbsolutePath, false)
+    val writer: IndexWriter = index.writer(ctx.heapSize.toInt, 1)
+    var batch = new BatchDocumentBuilder()
+    var rows = 0L
+    val stats: SplitStatistics = ctx.newStatistics()
+
+    def add(row: InternalRow): Unit = {
+      val doc = new BatchDocument()
+      RowToDocument.fill(doc, row, dataFields)
+      batch.addDocument(doc)
+      stats.update(row)
+      rows += 1
+      if (batch.getDocumentCount >= ctx.batchRows) flush()
+    }
+
+    def flush(): Unit = if (batch.getDocumentCount > 0) {
+      writer.addDocumentsBatch(batch)
+      batch = new BatchDocumentBuilder()
+    }
+
+    def finish(): LocalSplit = {
+      try {
+        flush()
+        writer.commit()
+      } finally close()
+      val out = new File(ctx.workDir, s"part-${UUID.randomUUID()}.split")
+      val config = new QuickwitSplit.SplitConfig("indextables", "spark", nodeId)
+      val md = QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
+      FileUtils.deleteQuietly(dir)
+      val values = ctx.indexSchema.partitionColumns.zip(key).toMap
+      LocalSplit(out.getAbsolutePath, md.getSplitId, values, md.getNumDocs,
+        md.getFooterStartOffset, md.getFooterEndOffset, md.getDocMappingJson,
+        stats.minValues, stats.maxValues)
+    }
+
+    def close(): Unit = {
+      try writer.close()
+      finally try index.close() finally schema.close()
+    }
+  }
+
+  override def write(row: InternalRow): Seq[LocalSplit] = {
+    val key = ctx.partitionKey(row)
+    val p = open.getOrElseUpdate(key, new PartitionIndex(key))
+    p.add(row)
+    if (p.rows >= ctx.maxRowsPerSplit) {
+      open.remove(key)
+      Seq(p.finish())
+    } else Nil
+  }
+
+  override def finish(): Seq[LocalSplit] = {
+    val done = open.values.toList.map(_.finish())
+    open.clear()
+    done
+  }
+
+  override def close(): Unit = {
+    open.values.foreach { p =>
+      try p.close() catch { case _: Exception => } finally FileUtils.deleteQuietly(p.dir)
+    }
+    open.clear()
+  }
+}
+
+object DocumentSplitWriter {
+  /** The tantivy schema of the batch-document path: every field stored. */
+  def buildSchema(fields: Seq[IndexedField]): Schema = {
+    val b = new SchemaBuilder()
+    try {
+      fields.foreach { f =>
+        f.kind match {
+          case IndexKind.RawString => b.addStringField(f.name, true, true, true)
+          case IndexKind.Text => b.addTextField(f.name, true, false, "default", "position")
+          case IndexKind.Json => b.addJsonField(f.name, true, "raw", "position")
+          case IndexKind.I64 => b.addIntegerField(f.name, true, true, true)
+          case IndexKind.F64 => b.addFloatField(f.name, true, true, true)
+          case IndexKind.Bool => b.addBooleanField(f.name, true, true, true)
+          case IndexKind.DateTime => b.addDateField(f.name, true, true, true)
+          case IndexKind.Bytes => b.addBytesField(f.name, true, true, true, "basic")
+        }
+      }
+      b.build()
+    } finally b.close()
+  }
+}

@@ -1,0 +1,71 @@
+package io.indextables.spark.write
+
+import java.io.File
+import java.nio.file.Files
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.commons.io.FileUtils
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+
+import io.indextables.spark.transaction.AddAction
+
+/** What one task wrote: the add actions of its splits, already moved into the table. */
+final case class IndexTablesCommitMessage(adds: Seq[AddAction]) extends WriterCommitMessage
+
+/**
+ * One write task. Rows go to the split writer the plan chose; each finished split is moved into
+ * the table at once, and `commit` reports them to the driver, which makes them visible in one
+ * log commit. `abort` cancels native work and deletes every split this task moved. Runs on an
+ * executor, on one thread.
+ */
+final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskId: Long)
+  extends DataWriter[InternalRow] {
+
+  private val workDir: File =
+    Files.createTempDirectory(s"indextables-write-$partitionId-$taskId-").toFile
+  private val ctx = new SplitWriterContext(plan.writeSchema, plan.indexSchema, plan.timeZone,
+    workDir, plan.heapSize, plan.batchRows, plan.maxRowsPerSplit, plan.statsTruncateAt)
+  private val splitWriter: SplitFileWriter = plan.path match {
+    case WritePath.ArrowFfi => new ArrowFfiSplitWriter(ctx)
+    case WritePath.BatchDocuments => new DocumentSplitWriter(ctx)
+  }
+  private val uploader = new SplitUploader(plan)
+  private val added = ArrayBuffer.empty[AddAction]
+
+  override def write(row: InternalRow): Unit = upload(splitWriter.write(row))
+
+  override def commit(): WriterCommitMessage = {
+    upload(splitWriter.finish())
+    IndexTablesCommitMessage(added.toList)
+  }
+
+  override def abort(): Unit = {
+    try splitWriter.close()
+    finally added.foreach(a => uploader.delete(a.path))
+  }
+
+  override def close(): Unit = {
+    try splitWriter.close()
+    finally FileUtils.deleteQuietly(workDir)
+  }
+
+  private def upload(splits: Seq[LocalSplit]): Unit = splits.foreach { s =>
+    val (relative, size) = uploader.upload(s)
+    added += AddAction(
+      path = relative,
+      partitionValues = s.partitionValues,
+      size = size,
+      modificationTime = System.currentTimeMillis(),
+      dataChange = true,
+      minValues = Some(s.minValues),
+      maxValues = Some(s.maxValues),
+      numRecords = Some(s.numDocs),
+      hasFooterOffsets = true,
+      footerStartOffset = Some(s.footerStartOffset),
+      footerEndOffset = Some(s.footerEndOffset),
+      numMergeOps = Some(0),
+      docMappingJson = Option(s.docMappingJson))
+  }
+}

@@ -1,0 +1,83 @@
+package io.indextables.spark.write
+
+import java.util.Locale
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsTruncate, Write, WriteBuilder}
+import org.apache.spark.sql.types.{DataType, StructType}
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.core.IndexTables4SparkTable
+import io.indextables.spark.schema.TableIndexSchema
+import io.indextables.spark.util.SerializableHadoopConf
+
+/**
+ * Plans a write on the driver: checks the data against the table (types, schema, partitioning,
+ * index types) before any task starts, so bad input fails with nothing written.
+ */
+final class IndexTables4SparkWriteBuilder(table: IndexTables4SparkTable, info: LogicalWriteInfo)
+  extends WriteBuilder with SupportsTruncate {
+
+  private var overwrite = false
+
+  override def truncate(): WriteBuilder = { overwrite = true; this }
+
+  override def build(): Write = new Write {
+    override def description(): String = s"IndexTablesWrite(${table.name()}, overwrite=$overwrite)"
+    override def toBatch: BatchWrite = planBatchWrite()
+  }
+
+  private def planBatchWrite(): BatchWrite = {
+    val spark = SparkSession.active
+    val writeOptions = info.options().asCaseSensitiveMap()
+    val opts = table.resolvedOptions(writeOptions)
+    val dataSchema = info.schema()
+    val existing = table.existingSnapshot
+    val partitionColumns = existing match {
+      case Some(snap) if !overwrite => snap.metadata.partitionColumns
+      case _ => table.requestedPartitionColumns
+    }
+    val typemap = existing match {
+      case Some(snap) if !overwrite =>
+        checkAppendSchema(snap.metadata.schemaString, dataSchema)
+        val recorded = IndexTablesOptions(Map.empty, Map.empty, snap.metadata.configuration).typemap
+        opts.typemap.foreach { case (c, t) =>
+          val was = recorded.getOrElse(c, "string")
+          if (was != t) throw IndexTablesErrors.typemapChanged(table.name(), c, was, t)
+        }
+        recorded
+      case _ => opts.typemap
+    }
+    val indexSchema = TableIndexSchema.resolve(dataSchema, partitionColumns, typemap)
+    val decision = WritePathSelector.select(indexSchema)
+    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions.asScala)
+    val plan = WritePlan(
+      tablePath = table.tablePath,
+      hadoopConf = new SerializableHadoopConf(hadoopConf),
+      writeSchema = dataSchema,
+      indexSchema = indexSchema,
+      path = decision.path,
+      timeZone = spark.sessionState.conf.sessionLocalTimeZone,
+      heapSize = opts.get(IndexTablesConf.WriterHeapSize),
+      batchRows = opts.get(IndexTablesConf.ArrowBatchRows),
+      maxRowsPerSplit = opts.get(IndexTablesConf.MaxRowsPerSplit),
+      statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength))
+    new IndexTables4SparkBatchWrite(plan, overwrite, opts.asMap)
+  }
+
+  private def checkAppendSchema(tableSchemaJson: String, data: StructType): Unit = {
+    val tableSchema = DataType.fromJson(tableSchemaJson).asInstanceOf[StructType]
+    def shape(s: StructType) = s.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType.catalogString).toSeq
+    if (shape(tableSchema).sortBy(_._1) != shape(data).sortBy(_._1)) {
+      throw IndexTablesErrors.schemaMismatch(table.name(), tableSchema.simpleString, data.simpleString)
+    }
+  }
+
+  private implicit class AsScalaMap(m: java.util.Map[String, String]) {
+    def asScala: Map[String, String] = {
+      import scala.collection.JavaConverters._
+      mapAsScalaMapConverter(m).asScala.toMap
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package io.indextables.spark.write
+
+/**
+ * A finished split file on the executor's local disk, before it is moved into the table.
+ *
+ * @param partitionValues partition column to value (null for a null value)
+ * @param docMappingJson  the split's field mapping, as tantivy4java describes it
+ */
+final case class LocalSplit(
+    localPath: String,
+    splitId: String,
+    partitionValues: Map[String, String],
+    numDocs: Long,
+    footerStartOffset: Long,
+    footerEndOffset: Long,
+    docMappingJson: String,
+    minValues: Map[String, String],
+    maxValues: Map[String, String])
+
+/**
+ * Turns a task's rows into split files through one native API. Owned by one task thread.
+ * `write` may finish splits when they reach the row limit and returns them; `finish` returns
+ * the rest; `close` cancels every native handle still open and deletes unfinished files.
+ */
+trait SplitFileWriter extends AutoCloseable {
+  def write(row: org.apache.spark.sql.catalyst.InternalRow): Seq[LocalSplit]
+  def finish(): Seq[LocalSplit]
+}

@@ -1,0 +1,32 @@
+package org.apache.spark.sql.indextables
+
+import scala.collection.JavaConverters._
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression}
+import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+/**
+ * Runs a DataSource V2 append or overwrite of a DataFrame into a table object we built. Spark's
+ * DataFrameWriter offers path-based V2 tables only Append and Overwrite; IndexTables takes every
+ * path-based save through its V1 entry point, settles the save mode there, and writes through
+ * V2 with this. Driver side.
+ */
+object SparkWriteBridge {
+  def write(
+      spark: SparkSession,
+      table: Table,
+      data: DataFrame,
+      overwrite: Boolean,
+      options: Map[String, String]): Unit = {
+    val relation = DataSourceV2Relation.create(table, None, None,
+      new CaseInsensitiveStringMap(options.asJava))
+    val command =
+      if (overwrite) OverwriteByExpression.byName(relation, data.logicalPlan, Literal(true), options)
+      else AppendData.byName(relation, data.logicalPlan, options)
+    spark.sessionState.executePlan(command).assertCommandExecuted()
+  }
+}
