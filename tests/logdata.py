@@ -256,7 +256,7 @@ def generate_logs(
     seconds = 0.0
     for i in range(rows):
         t = rng.choice(templates)
-        seconds += rng.expovariate(1 / 1.7)
+        seconds += rng.expovariate(1 / 30.0)  # ~1 week for 20k rows
         ts = _START + dt.timedelta(seconds=round(seconds, 3))
         level = t.level or rng.choices(LEVELS, _LEVEL_WEIGHTS)[0]
         status: int | None = rng.choice(statuses)
