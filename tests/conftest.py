@@ -63,3 +63,28 @@ def logs_df(spark: SparkSession, logs_rows: list[tuple[object, ...]]) -> DataFra
     df = spark.createDataFrame(logs_rows, LOGS_SCHEMA).repartition(2, "id").cache()
     df.count()
     return df
+
+
+@pytest.fixture(scope="session")
+def logs_table(
+    spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """logs_df written once per session as an IndexTables table, `message` typed as text."""
+    path = str(tmp_path_factory.mktemp("logs") / "indextables")
+    (
+        logs_df.write.format("indextables")
+        .option("spark.indextables.indexing.typemap.message", "text")
+        .mode("overwrite")
+        .save(path)
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def logs_parquet(
+    spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> DataFrame:
+    """The same rows as a Parquet table: the reference the differential tests compare with."""
+    path = str(tmp_path_factory.mktemp("logs") / "parquet")
+    logs_df.write.mode("overwrite").parquet(path)
+    return spark.read.parquet(path)

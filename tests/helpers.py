@@ -59,9 +59,11 @@ def assert_same_rows(actual_df: DataFrame, expected_df: DataFrame) -> None:
     missing = expected - actual
     unexpected = actual - expected
     lines = [
-        f"rows differ: actual has {sum(actual.values())} rows, expected {sum(expected.values())}; "
-        f"{sum(missing.values())} expected rows are missing, "
-        f"{sum(unexpected.values())} rows are unexpected",
+        (
+            f"rows differ: actual has {sum(actual.values())} rows, "
+            f"expected {sum(expected.values())}; {sum(missing.values())} expected rows are "
+            f"missing, {sum(unexpected.values())} rows are unexpected"
+        ),
         f"columns: {columns}",
     ]
     for title, rows in (("missing", missing), ("unexpected", unexpected)):
@@ -90,7 +92,7 @@ def error_text(error: BaseException) -> str:
         try:
             parts.append(f"{throwable.getClass().getName()}: {throwable.getMessage()}")
             throwable = throwable.getCause()
-        except Exception:  # a py4j handle that no longer answers: keep what we have
+        except Exception:  # noqa: BLE001 (a py4j handle that no longer answers: keep what we have)
             break
         depth += 1
     stack = getattr(error, "_stackTrace", None)

@@ -69,8 +69,9 @@ def test_errorifexists_fails_on_an_existing_table_and_keeps_it(
 def test_default_save_mode_is_errorifexists(spark: SparkSession, tmp_table: str) -> None:
     original = _events(spark, 0, 100)
     original.write.format("indextables").save(tmp_table)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception) as info:
         _events(spark, 100, 10).write.format("indextables").save(tmp_table)
+    assert "exist" in error_text(info.value).lower()
     assert_same_rows(read_table(spark, tmp_table), original)
 
 
