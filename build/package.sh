@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the plugin assembly JAR, ships it inside the Python package (python/indextables/jars/),
+# and installs the package with the test tools into .venv/ at the repository root.
+# Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+
+PYSPARK_PIN="pyspark==3.5.9"
+VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
+if [[ -z "${VERSION}" ]]; then
+  echo "package.sh: no __version__ in python/indextables/_version.py" >&2
+  exit 1
+fi
+JAR_NAME="indextables-spark-assembly-${VERSION}.jar"
+BUILT_JAR="jvm/target/scala-2.12/${JAR_NAME}"
+JARS_DIR="python/indextables/jars"
+
+echo "package.sh: building ${JAR_NAME} (sbt spark/assembly)"
+mkdir -p target
+SBT_LOG="target/package-sbt.log"
+if ! build/sbt "spark/assembly" </dev/null >"${SBT_LOG}" 2>&1; then
+  tail -n 60 "${SBT_LOG}" >&2
+  echo "package.sh: sbt spark/assembly failed; full log in ${ROOT}/${SBT_LOG}" >&2
+  exit 1
+fi
+if [[ ! -f "${BUILT_JAR}" ]]; then
+  echo "package.sh: sbt succeeded but ${BUILT_JAR} is missing" >&2
+  exit 1
+fi
+
+mkdir -p "${JARS_DIR}"
+find "${JARS_DIR}" -maxdepth 1 -name '*.jar' ! -name "${JAR_NAME}" -delete
+if ! cmp -s "${BUILT_JAR}" "${JARS_DIR}/${JAR_NAME}"; then
+  cp "${BUILT_JAR}" "${JARS_DIR}/${JAR_NAME}"
+fi
+
+if [[ ! -x .venv/bin/python ]]; then
+  echo "package.sh: creating .venv with ${PYTHON:-python3}"
+  "${PYTHON:-python3}" -m venv .venv
+fi
+PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+
+echo "package.sh: installing ./python (indextables-spark ${VERSION}), ${PYSPARK_PIN} and pytest into .venv"
+"${PIP[@]}" install "${PYSPARK_PIN}" pytest
+# setuptools never cleans python/build/lib, so a stale JAR there would end up in the wheel.
+rm -rf python/build python/*.egg-info
+# Same version, new JAR: force the reinstall of our package (not of its dependencies).
+"${PIP[@]}" install --force-reinstall --no-deps ./python
+rm -rf python/build python/*.egg-info
+
+.venv/bin/python -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
+echo "package.sh: ready: $(.venv/bin/python -c 'import indextables; print(indextables.jar_path())')"

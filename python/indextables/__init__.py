@@ -1,0 +1,20 @@
+"""IndexTables for Spark: ships the plugin JAR and configures PySpark to use it."""
+
+from indextables._version import __version__
+from indextables.exceptions import IndexTablesError, convert_exception
+from indextables.session import (
+    EXTENSIONS_CLASS,
+    SPARK_SETTINGS,
+    configure_spark,
+    jar_path,
+)
+
+__all__ = [
+    "EXTENSIONS_CLASS",
+    "SPARK_SETTINGS",
+    "IndexTablesError",
+    "__version__",
+    "configure_spark",
+    "convert_exception",
+    "jar_path",
+]

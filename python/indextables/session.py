@@ -1,0 +1,79 @@
+"""Points a SparkSession builder at the plugin JAR shipped inside this package."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final
+
+from pyspark.sql import SparkSession
+
+from indextables._version import __version__
+
+__all__ = ["EXTENSIONS_CLASS", "JAR_NAME", "SPARK_SETTINGS", "configure_spark", "jar_path"]
+
+JAR_NAME: Final[str] = f"indextables-spark-assembly-{__version__}.jar"
+"""File name of the assembly JAR; its version is the package's version."""
+
+EXTENSIONS_CLASS: Final[str] = "io.indextables.spark.extensions.IndexTables4SparkExtensions"
+"""The plugin's SparkSessionExtensions class. Not set yet: the JAR does not hold it so far."""
+
+_JAR_PLACEHOLDER: Final[str] = "{jar}"
+
+SPARK_SETTINGS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "spark.jars": _JAR_PLACEHOLDER,
+    }
+)
+"""Every Spark setting configure_spark makes. `{jar}` stands for jar_path()."""
+
+# Settings whose value is a comma-separated list: ours is appended to what the builder holds.
+_LIST_SETTINGS: Final[frozenset[str]] = frozenset({"spark.jars", "spark.sql.extensions"})
+
+_JARS_DIR: Final[Path] = Path(__file__).resolve().parent / "jars"
+
+
+def jar_path() -> str:
+    """Return the absolute path of the plugin JAR shipped in this package.
+
+    Raises FileNotFoundError, naming the path it looked at, when the package was installed
+    without the JAR (for example from a source checkout before build/package.sh ran).
+    """
+    path = _JARS_DIR / JAR_NAME
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"IndexTables plugin JAR not found: looked for {path}. This installation of "
+            f"indextables-spark {__version__} does not ship its JAR; build it with "
+            "build/package.sh, or pass the assembly to Spark yourself with --jars."
+        )
+    return str(path)
+
+
+def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Add the IndexTables plugin to a SparkSession builder and return the same builder.
+
+    The session is not started. `spark.jars` keeps any JARs the builder already names and
+    gains the shipped plugin JAR (once, however often this is called).
+
+    >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
+    """
+    if not isinstance(builder, SparkSession.Builder):
+        raise TypeError(
+            "configure_spark expects a pyspark.sql.SparkSession.Builder "
+            f"(such as SparkSession.builder), got {type(builder).__name__}"
+        )
+    options: Mapping[str, object] = getattr(builder, "_options", {})
+    for key, template in SPARK_SETTINGS.items():
+        value = jar_path() if template == _JAR_PLACEHOLDER else template
+        if key in _LIST_SETTINGS:
+            value = _append_to_list(options.get(key), value)
+        builder = builder.config(key, value)
+    return builder
+
+
+def _append_to_list(existing: object, value: str) -> str:
+    items = [item.strip() for item in str(existing or "").split(",") if item.strip()]
+    if value not in items:
+        items.append(value)
+    return ",".join(items)

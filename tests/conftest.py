@@ -1,0 +1,90 @@
+"""Shared fixtures: one local SparkSession configured the way users do it, and log datasets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import indextables
+import pytest
+from logdata import LOGS_SCHEMA, generate_logs
+from pyspark.sql import DataFrame, SparkSession
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+LOGS_ROWS = 20_000
+LOGS_SEED = 20240301
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("indextables-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+    )
+    session = indextables.configure_spark(builder).getOrCreate()
+    session.sparkContext.setLogLevel("WARN")
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def tmp_table(tmp_path: Path) -> str:
+    """A fresh, not yet existing table path."""
+    return str(tmp_path / "table")
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data folder next to the repository (../shared/data); skips when absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder {SHARED_DATA} is absent (it is not part of the repo)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def logs_rows() -> list[tuple[object, ...]]:
+    """The rows behind logs_df, as Python tuples in LOGS_SCHEMA order."""
+    loghub = SHARED_DATA / "loghub"
+    rows, _source = generate_logs(LOGS_ROWS, seed=LOGS_SEED, loghub_dir=loghub)
+    return rows
+
+
+@pytest.fixture(scope="session")
+def logs_df(spark: SparkSession, logs_rows: list[tuple[object, ...]]) -> DataFrame:
+    """~20k deterministic log rows: id, ts, day, level, component, host, latency_ms, status, ok,
+    message (loghub-template sentences when the shared data is present), with some nulls."""
+    df = spark.createDataFrame(logs_rows, LOGS_SCHEMA).repartition(2, "id").cache()
+    df.count()
+    return df
+
+
+@pytest.fixture(scope="session")
+def logs_table(
+    spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """logs_df written once per session as an IndexTables table, `message` typed as text."""
+    path = str(tmp_path_factory.mktemp("logs") / "indextables")
+    (
+        logs_df.write.format("indextables")
+        .option("spark.indextables.indexing.typemap.message", "text")
+        .mode("overwrite")
+        .save(path)
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def logs_parquet(
+    spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> DataFrame:
+    """The same rows as a Parquet table: the reference the differential tests compare with."""
+    path = str(tmp_path_factory.mktemp("logs") / "parquet")
+    logs_df.write.mode("overwrite").parquet(path)
+    return spark.read.parquet(path)

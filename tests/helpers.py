@@ -1,0 +1,124 @@
+"""Assertions for the end-to-end suites."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame, Row, SparkSession
+
+__all__ = [
+    "FORMAT",
+    "assert_same_rows",
+    "error_text",
+    "read_table",
+    "scan_node",
+    "split_files",
+    "write_table",
+]
+
+FORMAT = "indextables"
+TEXT = "text"
+TYPEMAP = "spark.indextables.indexing.typemap."
+MAX_ROWS_PER_SPLIT = "spark.indextables.maxRowsPerSplit"
+
+_MAX_SHOWN = 15
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable, comparable form of a collected value (Rows, lists, dicts, bytes, NaN)."""
+    if isinstance(value, Row):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return value
+
+
+def assert_same_rows(actual_df: DataFrame, expected_df: DataFrame) -> None:
+    """Assert both DataFrames hold the same multiset of rows, whatever their order.
+
+    Columns are matched by name (a source may put partition columns last). On a mismatch the
+    message shows the counts and up to 15 missing and unexpected rows.
+    """
+    assert sorted(actual_df.columns) == sorted(expected_df.columns), (
+        f"columns differ: actual {actual_df.columns}, expected {expected_df.columns}"
+    )
+    columns = expected_df.columns
+    actual = Counter(_freeze(r) for r in actual_df.select(*columns).collect())
+    expected = Counter(_freeze(r) for r in expected_df.select(*columns).collect())
+    if actual == expected:
+        return
+    missing = expected - actual
+    unexpected = actual - expected
+    lines = [
+        (
+            f"rows differ: actual has {sum(actual.values())} rows, "
+            f"expected {sum(expected.values())}; {sum(missing.values())} expected rows are "
+            f"missing, {sum(unexpected.values())} rows are unexpected"
+        ),
+        f"columns: {columns}",
+    ]
+    for title, rows in (("missing", missing), ("unexpected", unexpected)):
+        shown = sorted(rows.elements(), key=repr)[:_MAX_SHOWN]
+        if shown:
+            lines.append(f"{title} (first {len(shown)}):")
+            lines.extend(f"  {row!r}" for row in shown)
+    raise AssertionError("\n".join(lines))
+
+
+def scan_node(df: DataFrame) -> str:
+    """The BatchScan line of df's executed physical plan (what the Scan's description() says)."""
+    plan = str(df._jdf.queryExecution().executedPlan().toString())
+    for line in plan.splitlines():
+        if "BatchScan" in line:
+            return line.strip().lstrip(":+- ").strip()
+    raise AssertionError(f"no BatchScan node in the executed plan:\n{plan}")
+
+
+def error_text(error: BaseException) -> str:
+    """Everything an error says: its message plus the messages of its JVM cause chain."""
+    parts = [str(error)]
+    throwable = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+    depth = 0
+    while throwable is not None and depth < 20:
+        try:
+            parts.append(f"{throwable.getClass().getName()}: {throwable.getMessage()}")
+            throwable = throwable.getCause()
+        except Exception:  # noqa: BLE001 (a py4j handle that no longer answers: keep what we have)
+            break
+        depth += 1
+    stack = getattr(error, "_stackTrace", None)
+    if stack:
+        parts.append(str(stack))
+    return "\n".join(parts)
+
+
+def write_table(
+    df: DataFrame,
+    path: str,
+    mode: str = "errorifexists",
+    partition_by: tuple[str, ...] = (),
+    options: dict[str, str] | None = None,
+) -> None:
+    """Write df as an IndexTables table the way a user does."""
+    writer = df.write.format(FORMAT).mode(mode).options(**(options or {}))
+    if partition_by:
+        writer = writer.partitionBy(*partition_by)
+    writer.save(path)
+
+
+def read_table(spark: SparkSession, path: str) -> DataFrame:
+    return spark.read.format(FORMAT).load(path)
+
+
+def split_files(table_path: str) -> list[Path]:
+    """Every split file under a table path, partition directories included."""
+    return sorted(Path(table_path).rglob("*.split"))

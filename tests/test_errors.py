@@ -1,0 +1,78 @@
+"""Reading what is not a healthy table fails clearly and loses no committed data."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import (
+    MAX_ROWS_PER_SPLIT,
+    assert_same_rows,
+    error_text,
+    read_table,
+    split_files,
+    write_table,
+)
+from pyspark.sql import DataFrame, SparkSession
+
+
+@pytest.fixture(scope="module")
+def small_df(spark: SparkSession) -> DataFrame:
+    rows = [(i, f"host-{i % 7}", f"request {i} served in {i % 97} ms") for i in range(3000)]
+    return spark.createDataFrame(rows, "id long, host string, message string").coalesce(1)
+
+
+@pytest.fixture(scope="module")
+def healthy_table(
+    spark: SparkSession, small_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    path = str(tmp_path_factory.mktemp("healthy") / "table")
+    write_table(small_df, path, options={MAX_ROWS_PER_SPLIT: "1000"})
+    return path
+
+
+def _multi_split_table(small_df: DataFrame, path: str) -> list[Path]:
+    write_table(small_df, path, options={MAX_ROWS_PER_SPLIT: "1000"})
+    splits = split_files(path)
+    assert len(splits) >= 2, splits
+    return splits
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty_dir", "parquet_dir"])
+def test_reading_a_path_that_is_not_a_table_names_the_path(
+    spark: SparkSession, tmp_path: Path, kind: str, healthy_table: str, small_df: DataFrame
+) -> None:
+    path = tmp_path / "not_a_table"
+    if kind == "empty_dir":
+        path.mkdir()
+    elif kind == "parquet_dir":
+        small_df.write.parquet(str(path))
+    with pytest.raises(Exception) as info:
+        read_table(spark, str(path)).collect()
+    assert str(path) in error_text(info.value)
+    assert_same_rows(read_table(spark, healthy_table), small_df)
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbage", "truncated"])
+def test_reading_a_damaged_split_names_it_and_loses_nothing(
+    spark: SparkSession, tmp_table: str, small_df: DataFrame, healthy_table: str, damage: str
+) -> None:
+    splits = _multi_split_table(small_df, tmp_table)
+    victim = splits[len(splits) // 2]
+    backup = Path(tmp_table).parent / "backup.split"
+    shutil.copyfile(victim, backup)
+    if damage == "deleted":
+        victim.unlink()
+    elif damage == "garbage":
+        victim.write_bytes(os.urandom(victim.stat().st_size))
+    else:
+        victim.write_bytes(backup.read_bytes()[:100])
+    with pytest.raises(Exception) as info:
+        read_table(spark, tmp_table).collect()
+    assert victim.name in error_text(info.value)
+    # The failed read changed nothing: restoring the file makes the table whole again.
+    shutil.copyfile(backup, victim)
+    assert_same_rows(read_table(spark, tmp_table), small_df)
+    assert_same_rows(read_table(spark, healthy_table), small_df)

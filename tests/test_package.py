@@ -1,0 +1,98 @@
+"""The pip package: the shipped JAR, the builder helper and the exception mapping."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import indextables
+import indextables.session
+import pytest
+from indextables import IndexTablesError, convert_exception
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+
+
+def test_jar_path_points_at_the_shipped_assembly_of_this_version() -> None:
+    path = indextables.jar_path()
+    assert os.path.isabs(path)
+    assert os.path.isfile(path)
+    assert Path(path).name == f"indextables-spark-assembly-{indextables.__version__}.jar"
+
+
+def test_jar_path_names_where_it_looked_when_the_jar_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(indextables.session, "_JARS_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):
+        indextables.jar_path()
+
+
+@pytest.mark.parametrize("not_a_builder", [None, "local[2]", {"spark.jars": "x.jar"}])
+def test_configure_spark_rejects_a_non_builder(not_a_builder: Any) -> None:
+    with pytest.raises(TypeError, match="SparkSession.Builder"):
+        indextables.configure_spark(not_a_builder)
+
+
+def test_configure_spark_appends_the_jar_once_and_starts_no_session() -> None:
+    active_before = SparkContext._active_spark_context
+    builder = SparkSession.builder.config("spark.jars", "/opt/a.jar,/opt/b.jar")
+    returned = indextables.configure_spark(indextables.configure_spark(builder))
+    assert returned is builder
+    assert builder._options["spark.jars"].split(",") == [
+        "/opt/a.jar",
+        "/opt/b.jar",
+        indextables.jar_path(),
+    ]
+    assert SparkContext._active_spark_context is active_before
+
+
+def test_configure_spark_sets_exactly_the_settings_constant() -> None:
+    builder = indextables.configure_spark(SparkSession.builder)
+    assert set(indextables.SPARK_SETTINGS) <= set(builder._options)
+    assert "spark.sql.extensions" not in indextables.SPARK_SETTINGS  # added by a later change
+    assert indextables.EXTENSIONS_CLASS.startswith("io.indextables.spark.")
+
+
+def test_session_has_the_plugin_jar_on_its_classpath(spark: SparkSession) -> None:
+    jars = spark.sparkContext.getConf().get("spark.jars", "")
+    assert indextables.jar_path() in jars.split(",")
+    build_info = spark.sparkContext._jvm.io.indextables.spark.BuildInfo
+    assert build_info.version() == indextables.__version__
+
+
+class _FakeThrowable:
+    def __init__(self, name: str, message: str, cause: _FakeThrowable | None = None) -> None:
+        self._name, self._message, self._cause = name, message, cause
+
+    def getClass(self) -> Any:
+        return type("C", (), {"getName": lambda _self: self._name})()
+
+    def getMessage(self) -> str:
+        return self._message
+
+    def getCause(self) -> _FakeThrowable | None:
+        return self._cause
+
+
+class _FakeJavaError(Exception):
+    def __init__(self, java_exception: _FakeThrowable) -> None:
+        super().__init__("An error occurred while calling o42.save.")
+        self.java_exception = java_exception
+
+
+def test_convert_exception_maps_a_plugin_throwable_in_the_cause_chain() -> None:
+    ours = _FakeThrowable("io.indextables.spark.IndexTablesException", "column m has type map")
+    error = _FakeJavaError(_FakeThrowable("org.apache.spark.SparkException", "Job aborted", ours))
+    converted = convert_exception(error)
+    assert isinstance(converted, IndexTablesError)
+    assert str(converted) == "column m has type map"
+    assert converted.java_class == "io.indextables.spark.IndexTablesException"
+
+
+def test_convert_exception_leaves_other_errors_alone() -> None:
+    error = _FakeJavaError(_FakeThrowable("java.io.IOException", "disk full"))
+    assert convert_exception(error) is error
+    plain = ValueError("io.indextables.spark.Foo: broken")
+    assert isinstance(convert_exception(plain), IndexTablesError)

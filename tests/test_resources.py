@@ -1,0 +1,69 @@
+"""Writing and reading tables over and over does not leak file descriptors or memory.
+
+Measures the driver JVM (local mode: it runs the executors too) through /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import read_table, write_table
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+ROUNDS = 30
+WARM_UP = 5
+MAX_FD_GROWTH = 16  # fewer than one per measured round
+MAX_RSS_GROWTH_MB = 300
+
+
+def _jvm_pid(spark: SparkSession) -> int:
+    return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+
+
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS in /proc/{pid}/status")
+
+
+def _settle(spark: SparkSession) -> None:
+    spark.sparkContext._jvm.java.lang.System.gc()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_repeated_write_and_read_keeps_fds_and_rss_flat(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    df = spark.range(2000).select(
+        F.col("id"),
+        F.concat(F.lit("request "), F.col("id").cast("string"), F.lit(" served")).alias("message"),
+        (F.col("id") % 97).cast("double").alias("latency_ms"),
+    )
+    pid = _jvm_pid(spark)
+    samples: list[tuple[int, float]] = []
+    for round_ in range(ROUNDS):
+        path = str(tmp_path / f"t{round_}")
+        write_table(df, path, options={"spark.indextables.indexing.typemap.message": "text"})
+        table = read_table(spark, path)
+        assert table.count() == 2000
+        assert table.filter(F.col("message").contains("served")).limit(5).count() == 5
+        shutil.rmtree(path)
+        _settle(spark)
+        samples.append((_open_fds(pid), _rss_mb(pid)))
+    base_fds, base_rss = samples[WARM_UP - 1]
+    end_fds, end_rss = samples[-1]
+    trace = ", ".join(f"{fds}/{rss:.0f}MB" for fds, rss in samples)
+    assert end_fds - base_fds <= MAX_FD_GROWTH, f"open fds grew {base_fds} -> {end_fds}: {trace}"
+    assert end_rss - base_rss <= MAX_RSS_GROWTH_MB, (
+        f"RSS grew {base_rss:.0f} -> {end_rss:.0f} MB: {trace}"
+    )
