@@ -11,6 +11,7 @@ import io.indextables.spark.read.{ReadPlan, SplitInputPartition}
 import io.indextables.spark.schema.TableIndexSchema
 import io.indextables.spark.transaction.Snapshot
 import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.write.TokenLimit
 
 /**
  * Negotiates pushdown for one query on the driver: filters (translated to one native query,
@@ -34,6 +35,7 @@ final class IndexTables4SparkScanBuilder(
   private var allFilters: Seq[Filter] = Nil
   private var pushed: Seq[Filter] = Nil
   private var query: Option[String] = None
+  private var queryWithoutTokens: Option[String] = None
   private var limit: Option[Int] = None
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
@@ -43,6 +45,9 @@ final class IndexTables4SparkScanBuilder(
     }
     val (q, pushedData, postData) = new FiltersToQueryConverter(indexSchema).translateConjuncts(data)
     query = q.map(_.toQueryAstJson)
+    // The same conjuncts without token queries, for splits holding over-long tokens.
+    queryWithoutTokens = new FiltersToQueryConverter(indexSchema, tokenQueries = false)
+      .translateConjuncts(data)._1.map(_.toQueryAstJson)
     pushed = pushedData ++ partitionOnly
     // Partition filters are exact in pruning, but Spark re-checks them cheaply on the values
     // the reader attaches; data filters come back unless their query was exact.
@@ -63,8 +68,9 @@ final class IndexTables4SparkScanBuilder(
     val files = snapshot.allFiles
     val kept = files.filter(a => pruner.mayMatch(a, allFilters))
     val splits = kept.map { a =>
-      SplitInputPartition(a.path, a.partitionValues, a.numRecords,
-        a.footerStartOffset.getOrElse(0L), a.footerEndOffset.getOrElse(0L), snapshot.docMappingFor(a))
+      SplitInputPartition(a.path, a.partitionValues, a.numRecords, Some(a.size),
+        a.footerStartOffset.getOrElse(0L), a.footerEndOffset.getOrElse(0L), snapshot.docMappingFor(a),
+        a.splitTags.exists(_.contains(TokenLimit.LongTokensTag)))
     }
     val plan = ReadPlan(
       tablePath = tablePath,
@@ -74,6 +80,7 @@ final class IndexTables4SparkScanBuilder(
       partitionSchema = indexSchema.partitionSchema,
       timeZone = timeZone,
       queryAstJson = query,
+      queryWithoutTokensJson = queryWithoutTokens,
       limit = limit,
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize))

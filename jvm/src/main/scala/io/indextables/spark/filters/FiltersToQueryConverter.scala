@@ -20,18 +20,23 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  * Translates Spark's V1 filters into tantivy4java split queries, never changing the answer:
  * what cannot be matched exactly is either translated to a superset (and kept in Spark) or not
  * translated at all. Rules that matter:
- *  - `text` columns are tokenized, so `=`, ranges and substring filters on them stay in Spark;
+ *  - `text` columns are tokenized: `=` and substring filters on them become token queries that
+ *    match a superset (Spark re-checks them), and ranges stay in Spark;
  *  - NOT and SQL nulls differ (NOT over a null is null, a must-not keeps it), so a NOT is only
  *    ever a superset;
  *  - timestamps are indexed at second precision, so their filters are widened to whole seconds;
  *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
  *    numbers), so it is translated only together with an upper bound.
- * Stateless and thread-safe.
+ * With `tokenQueries` off, text columns get no token queries at all: for splits whose text may
+ * hold tokens the tokenizer dropped (see TokenLimit). Stateless and thread-safe.
  */
-final class FiltersToQueryConverter(schema: TableIndexSchema) {
+final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Boolean = true) {
 
   /** Translates the conjunction of `filters`; returns the query and the filters kept exact. */
   def translate(filter: Filter): Option[TranslatedFilter] = filter match {
+
+    case EqualTo(a, v: String) if field(a).exists(_.kind == IndexKind.Text) =>
+      if (tokenQueries) textEquals(a, v) else None
     case EqualTo(a, v) => field(a).flatMap(f => equalTo(f, v))
     case EqualNullSafe(a, v) if v != null => field(a).flatMap(f => equalTo(f, v))
     case In(a, values) =>
@@ -136,8 +141,11 @@ final class FiltersToQueryConverter(schema: TableIndexSchema) {
       }
     case (IndexKind.DateTime, TimestampType, t) =>
       timestampMicros(t).map { micros =>
+        // The whole second holding the value: the Arrow FFI path indexes seconds, the
+        // batch-document path keeps sub-second precision; [s, s+1) covers both.
         val lo = Math.floorDiv(micros, 1000000L)
-        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, instant(lo), instant(lo), "date"), exact = false)
+        TranslatedFilter(new SplitRangeQuery(f.name, SplitRangeQuery.RangeBound.inclusive(instant(lo)),
+          SplitRangeQuery.RangeBound.exclusive(instant(lo + 1)), "date"), exact = false)
       }
     case _ => None
   }
@@ -183,11 +191,34 @@ final class FiltersToQueryConverter(schema: TableIndexSchema) {
       }
     }
 
+  /**
+   * Substring filters. On a raw string the pattern runs on the whole value (a superset, as the
+   * pattern language is not Spark's). On a tokenized text column it runs on the tokens: an ASCII
+   * letters-and-digits substring always lies inside one token (the tokenizer splits at every
+   * other character, and the batch-document path keeps tokens up to tantivy's maximum length),
+   * and tokens are lower-cased, so the lower-cased pattern matches a superset of the rows.
+   */
   private def wildcard(attr: String, value: String, pattern: String => String): Option[TranslatedFilter] =
-    field(attr).filter(_.kind == IndexKind.RawString).flatMap { f =>
-      if (value.isEmpty || value.exists(c => c == '*' || c == '?' || c == '\\')) None
-      else Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value)), exact = false))
+    field(attr).flatMap { f =>
+      f.kind match {
+        case IndexKind.RawString if value.nonEmpty && !value.exists(c => c == '*' || c == '?' || c == '\\') =>
+          Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value)), exact = false))
+        case IndexKind.Text if tokenQueries && value.nonEmpty && value.forall(isAsciiAlnum) =>
+          Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value.toLowerCase(java.util.Locale.ROOT))), exact = false))
+        case _ => None
+      }
     }
+
+  /** `=` on a text column: the phrase of the value's tokens, a superset Spark narrows. */
+  private def textEquals(attr: String, value: String): Option[TranslatedFilter] = {
+    val tokens = value.split("[^A-Za-z0-9]+").filter(_.nonEmpty).map(_.toLowerCase(java.util.Locale.ROOT))
+    if (!value.forall(_ < 128) || tokens.isEmpty) None
+    else if (tokens.length == 1) Some(TranslatedFilter(new SplitTermQuery(attr, tokens.head), exact = false))
+    else Some(TranslatedFilter(new SplitPhraseQuery(attr, tokens.toList.asJava), exact = false))
+  }
+
+  private def isAsciiAlnum(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 
   private def floating(v: Any): Option[Double] = v match {
     case d: Double => Some(d)

@@ -57,7 +57,7 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
   private def partitionEval(add: AddAction, f: Filter): Tri = {
     def value(c: String): Any = add.partitionValues.get(c).flatMap(Option(_)) match {
       case None => null
-      case Some(s) => Cast(Literal(s, StringType), schema(c).dataType, Some(timeZone)).eval()
+      case Some(s) => Cast(Literal.create(s, StringType), schema(c).dataType, Some(timeZone)).eval()
     }
     def cmp(c: String, v: Any)(ok: Int => Boolean): Tri = {
       val pv = value(c)

@@ -28,7 +28,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     case f if plan.readSchema.fieldNames.contains(f.name) =>
       val raw = split.partitionValues.getOrElse(f.name, null)
       val typed = if (raw == null) null
-        else Cast(Literal(raw, StringType), f.dataType, Some(plan.timeZone)).eval()
+        else Cast(Literal.create(raw, StringType), f.dataType, Some(plan.timeZone)).eval()
       (plan.readSchema.fieldIndex(f.name), typed)
   }
 
@@ -38,7 +38,8 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private var current: InternalRow = _
 
   private def search(): Array[DocAddress] = {
-    val query = plan.queryAstJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
+    val json = if (split.hasLongTokens) plan.queryWithoutTokensJson else plan.queryAstJson
+    val query = json.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
     val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
     val limit = math.min(plan.limit.map(_.toLong).getOrElse(docs), docs).min(Int.MaxValue).toInt
     if (limit <= 0) return Array.empty

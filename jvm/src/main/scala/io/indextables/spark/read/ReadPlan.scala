@@ -13,6 +13,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param dataFields     of those, the ones held in splits
  * @param partitionSchema the table's partition columns and their types
  * @param queryAstJson   the pushed query in tantivy4java's query-AST JSON (match-all if None)
+ * @param queryWithoutTokensJson the same without token queries on text columns, for splits
+ *                       tagged as holding over-long tokens
  * @param limit          pushed LIMIT, if any
  */
 final case class ReadPlan(
@@ -23,6 +25,7 @@ final case class ReadPlan(
     partitionSchema: StructType,
     timeZone: String,
     queryAstJson: Option[String],
+    queryWithoutTokensJson: Option[String],
     limit: Option[Int],
     batchSize: Int,
     cacheMaxSize: Long)
@@ -32,6 +35,8 @@ final case class SplitInputPartition(
     path: String,
     partitionValues: Map[String, String],
     numRecords: Option[Long],
+    size: Option[Long],
     footerStartOffset: Long,
     footerEndOffset: Long,
-    docMappingJson: Option[String]) extends InputPartition
+    docMappingJson: Option[String],
+    hasLongTokens: Boolean) extends InputPartition

@@ -23,7 +23,7 @@ object SplitSearchEngine {
     val root = new Path(plan.tablePath)
     val p = new Path(root, split.path)
     val fs = p.getFileSystem(plan.hadoopConf.value)
-    if (!fs.exists(p)) throw IndexTablesErrors.splitMissing(p.toString)
+    SplitFileCheck.verify(fs, p, split.size, split.footerStartOffset, split.footerEndOffset)
     fs match {
       case _: LocalFileSystem | _: RawLocalFileSystem => fs.makeQualified(p).toUri.getPath
       case _ => fs.makeQualified(p).toString

@@ -25,6 +25,7 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
   private val dataFields: Seq[(Int, IndexedField)] = ctx.indexSchema.fields.map { f =>
     (ctx.writeSchema.fieldIndex(f.name), f)
   }
+  private val textOrdinals = dataFields.collect { case (i, f) if f.kind == IndexKind.Text => i }
   private val open = mutable.LinkedHashMap.empty[Seq[String], PartitionIndex]
   private lazy val nodeId = try InetAddress.getLocalHost.getHostName catch { case _: Exception => "node" }
 
@@ -37,10 +38,14 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
     var batch = new BatchDocumentBuilder()
     var rows = 0L
     val stats: SplitStatistics = ctx.newStatistics()
+    var longTokens = false
 
     def add(row: InternalRow): Unit = {
       val doc = new BatchDocument()
       RowToDocument.fill(doc, row, dataFields)
+      if (!longTokens) longTokens = textOrdinals.exists { i =>
+        !row.isNullAt(i) && TokenLimit.mayDropTokens(row.getUTF8String(i).toString)
+      }
       batch.addDocument(doc)
       stats.update(row)
       rows += 1
@@ -64,7 +69,8 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
       val values = ctx.indexSchema.partitionColumns.zip(key).toMap
       LocalSplit(out.getAbsolutePath, md.getSplitId, values, md.getNumDocs,
         md.getFooterStartOffset, md.getFooterEndOffset, md.getDocMappingJson,
-        stats.minValues, stats.maxValues)
+        stats.minValues, stats.maxValues,
+        if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty)
     }
 
     def close(): Unit = {

@@ -66,6 +66,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       footerStartOffset = Some(s.footerStartOffset),
       footerEndOffset = Some(s.footerEndOffset),
       numMergeOps = Some(0),
+      splitTags = if (s.tags.isEmpty) None else Some(s.tags),
       docMappingJson = Option(s.docMappingJson))
   }
 }

@@ -5,6 +5,7 @@ package io.indextables.spark.write
  *
  * @param partitionValues partition column to value (null for a null value)
  * @param docMappingJson  the split's field mapping, as tantivy4java describes it
+ * @param tags            split tags recorded in the log (see [[TokenLimit]])
  */
 final case class LocalSplit(
     localPath: String,
@@ -15,7 +16,8 @@ final case class LocalSplit(
     footerEndOffset: Long,
     docMappingJson: String,
     minValues: Map[String, String],
-    maxValues: Map[String, String])
+    maxValues: Map[String, String],
+    tags: Set[String] = Set.empty)
 
 /**
  * Turns a task's rows into split files through one native API. Owned by one task thread.
