@@ -29,7 +29,8 @@ lazy val spark = (project in file("jvm"))
         .exclude("com.fasterxml.jackson.core", "jackson-databind"),
       ("org.apache.arrow" % "arrow-c-data" % arrowVersion)
         .exclude("org.apache.arrow", "arrow-vector")
-        .exclude("org.apache.arrow", "arrow-memory-core"),
+        .exclude("org.apache.arrow", "arrow-memory-core")
+        .exclude("org.slf4j", "slf4j-api"),
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // A generated version constant, so the running JAR can say what it is.
@@ -64,8 +65,9 @@ lazy val spark = (project in file("jvm"))
       "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
     ),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
-    // The assembly is the one JAR users get. Provided dependencies (Spark, Scala, Hadoop, Arrow
-    // vectors, Jackson) stay out; tantivy4java and arrow-c-data are JNI-bound and keep their names.
+    // The assembly is the one JAR users get. What Spark already ships (Scala, Hadoop, Arrow
+    // vectors, Jackson, SLF4J) stays out, so nothing in it can clash with the user's classpath;
+    // tantivy4java and arrow-c-data are JNI-bound and keep their names.
     assembly / assemblyJarName := s"indextables-spark-assembly-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},

@@ -76,3 +76,36 @@ def test_reading_a_damaged_split_names_it_and_loses_nothing(
     shutil.copyfile(backup, victim)
     assert_same_rows(read_table(spark, tmp_table), small_df)
     assert_same_rows(read_table(spark, healthy_table), small_df)
+
+
+def test_a_failed_write_removes_its_splits_and_keeps_the_committed_table(
+    spark: SparkSession, small_df: DataFrame, tmp_table: str
+) -> None:
+    """A task failing mid-write aborts the job: the splits other tasks already moved into the
+    table are deleted, no log version is added, and the table reads as before."""
+    write_table(small_df, tmp_table, options={MAX_ROWS_PER_SPLIT: "1000"})
+    before_splits = sorted(p.name for p in split_files(tmp_table))
+    before_versions = sorted(os.listdir(Path(tmp_table) / "_transaction_log"))
+
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType
+
+    def explode_late(i: int) -> int:
+        # Partition 1 fails after partition 0 has had time to finish and move its splits.
+        if i == 2999:
+            import time
+
+            time.sleep(2)
+            raise ValueError("boom: injected task failure")
+        return i
+
+    failing = small_df.repartition(2, "id").withColumn(
+        "id", F.udf(explode_late, LongType())(F.col("id"))
+    )
+    with pytest.raises(Exception) as info:
+        write_table(failing, tmp_table, mode="append", options={MAX_ROWS_PER_SPLIT: "500"})
+    assert "boom" in error_text(info.value)
+
+    assert sorted(p.name for p in split_files(tmp_table)) == before_splits
+    assert sorted(os.listdir(Path(tmp_table) / "_transaction_log")) == before_versions
+    assert_same_rows(read_table(spark, tmp_table), small_df)

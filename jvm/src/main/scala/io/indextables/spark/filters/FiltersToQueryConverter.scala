@@ -83,6 +83,24 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
    * pushed, and those Spark must still evaluate.
    */
   def translateConjuncts(filters: Seq[Filter]): (Option[SplitQuery], Seq[Filter], Seq[Filter]) = {
+    // Spark adds IsNotNull(c) beside every null-rejecting filter on c. That sibling excludes
+    // nulls on its own (in the query, or in Spark when it stays there), so the IsNotNull needs
+    // no query clause of its own.
+    val (implied, rest) = filters.partition {
+      case IsNotNull(c) => filters.exists(f => nullRejecting(f) && f.references.toSeq == Seq(c))
+      case _ => false
+    }
+    val (query, pushed, post) = translateAll(rest)
+    (query, implied ++ pushed, post)
+  }
+
+  private def nullRejecting(f: Filter): Boolean = f match {
+    case EqualTo(_, _) | In(_, _) | GreaterThan(_, _) | GreaterThanOrEqual(_, _) | LessThan(_, _) |
+        LessThanOrEqual(_, _) | StringStartsWith(_, _) | StringEndsWith(_, _) | StringContains(_, _) => true
+    case _ => false
+  }
+
+  private def translateAll(filters: Seq[Filter]): (Option[SplitQuery], Seq[Filter], Seq[Filter]) = {
     val (ranges, others) = filters.partition(isRangeOnField)
     val byField = ranges.groupBy(rangeField)
     val rangeResults: Seq[(Seq[Filter], Option[TranslatedFilter])] = byField.toSeq.map { case (a, fs) =>
