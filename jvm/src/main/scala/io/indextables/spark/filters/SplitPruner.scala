@@ -133,7 +133,9 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
     Some(dt match {
       case StringType => UTF8String.fromString(s)
       case IntegerType | LongType => s.toLong
-      case DoubleType | FloatType => s.toDouble
+      case DoubleType => s.toDouble
+      // Writers record a float as Float.toString; read as a double, "0.7" lies above 0.7f.
+      case FloatType => s.toFloat.toDouble
       case _: DecimalType => BigDecimal(s)
       case DateType => LocalDate.parse(s).toEpochDay
       case TimestampType => StatsValues.parseTimestamp(s)
