@@ -97,10 +97,11 @@ class SplitPrunerSuite extends AnyFunSuite {
     assert(!keeps(add(), Not(IsNotNull("p"))))
   }
 
-  test("NOT over a null partition value is null, so NOT (p = x) skips the split") {
+  test("NOT of a partition filter that is TRUE on a null partition value skips the split") {
     val nullP = add(parts = Map("p" -> null, "q" -> "5", "pd" -> "2024-01-15"))
-    assert(!keeps(nullP, Not(EqualTo("p", "a"))))
     assert(!keeps(nullP, Not(IsNull("p"))))
+    assert(!keeps(nullP, Not(EqualNullSafe("p", null))))
+    assert(!keeps(nullP, Not(Or(IsNull("p"), EqualTo("q", 1)))))
   }
 
   test("regression: NOT over a filter that is false (not null) on a null partition keeps the split") {
