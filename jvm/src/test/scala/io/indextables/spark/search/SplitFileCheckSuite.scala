@@ -133,4 +133,15 @@ class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
       assert(msg.contains("Cannot read split file"), s"$s-$e: $msg")
     }
   }
+
+  test("regression: a footer whose metadata is shorter than its header is rejected, not thrown") {
+    // [magic][metadata length 4][4 hotcache bytes][hotcache length 4]: every length is
+    // consistent, but the metadata has no room for the version and the JSON that follow.
+    val footer = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+      .putInt(0x1812BEAE).putInt(4).putInt(0).putInt(4).array()
+    val f = new File(dir, "short-metadata.split")
+    Files.write(f.toPath, new Array[Byte](64) ++ footer)
+    val msg = rejects(f, Some(80L), 64L, 80L)
+    assert(msg.contains("Cannot read split file"), msg)
+  }
 }
