@@ -135,6 +135,20 @@ class SplitPrunerSuite extends AnyFunSuite {
     assert(keeps(a, StringContains("p", "lph")) && !keeps(a, StringContains("p", "z")))
   }
 
+  test("timestamp, boolean and double partition values are read as the writer casts them") {
+    val typed = StructType(Seq(StructField("v", LongType), StructField("pt", TimestampType),
+      StructField("pb", BooleanType), StructField("pf", DoubleType)))
+    val utc = new SplitPruner(typed, Seq("pt", "pb", "pf"), "UTC", TruncateAt)
+    val a = AddAction("x.split", Map("pt" -> "2024-01-01 10:00:00.5", "pb" -> "true",
+      "pf" -> "1.0E10"), 1L, 0L, dataChange = true)
+    assert(utc.mayMatch(a, Seq(EqualTo("pt", Instant.parse("2024-01-01T10:00:00.5Z")))))
+    assert(!utc.mayMatch(a, Seq(EqualTo("pt", Instant.parse("2024-01-01T10:00:00Z")))))
+    assert(!utc.mayMatch(a, Seq(GreaterThan("pt",
+      java.sql.Timestamp.from(Instant.parse("2024-01-01T10:00:01Z"))))))
+    assert(utc.mayMatch(a, Seq(EqualTo("pb", true))) && !utc.mayMatch(a, Seq(EqualTo("pb", false))))
+    assert(utc.mayMatch(a, Seq(EqualTo("pf", 1e10))) && !utc.mayMatch(a, Seq(LessThan("pf", 1e10))))
+  }
+
   // ---- min/max data skipping ----
 
   private val ints = add(min = Map("i" -> "10", "l" -> "-5"), max = Map("i" -> "20", "l" -> "5"))
