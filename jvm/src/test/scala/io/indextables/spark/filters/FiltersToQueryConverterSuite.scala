@@ -41,7 +41,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     val (e, j) = tr(f, c); assert(!e, s"$f exact"); j
   }
   private def refused(f: Filter, c: FiltersToQueryConverter = converter): Unit =
-    assert(c.translate(f).isEmpty, s"$f was translated: ${c.translate(f).map(_.query.toQueryAstJson)}")
+    assert(c.translate(f).isEmpty,
+      s"$f was translated: ${c.translate(f).map(_.query.toQueryAstJson)}")
 
   private def assertTerm(j: JsonNode, field: String, value: String): Unit = {
     assert(j.get("type").asText === "term", j)
@@ -105,7 +106,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     val j = superset(EqualTo("ts", Instant.parse("2024-01-01T00:00:00.250Z")))
     assertRange(j, "ts", ("Included", "2024-01-01T00:00:00Z"), ("Excluded", "2024-01-01T00:00:01Z"))
     val before = superset(EqualTo("ts", Instant.parse("1969-12-31T23:59:59.5Z")))
-    assertRange(before, "ts", ("Included", "1969-12-31T23:59:59Z"), ("Excluded", "1970-01-01T00:00:00Z"))
+    assertRange(before, "ts", ("Included", "1969-12-31T23:59:59Z"),
+      ("Excluded", "1970-01-01T00:00:00Z"))
     superset(EqualTo("ts", java.sql.Timestamp.from(Instant.parse("2024-01-01T00:00:00Z"))))
   }
 
@@ -181,7 +183,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     refused(LessThanOrEqual("d", -0.0))
     refused(LessThan("d", Double.NaN))
     refused(LessThan("f", Float.NaN))
-    val (q, pushed, post) = converter.translateConjuncts(Seq(GreaterThan("d", 0.0), LessThan("d", 5.0)))
+    val (q, pushed, post) =
+      converter.translateConjuncts(Seq(GreaterThan("d", 0.0), LessThan("d", 5.0)))
     assert(q.isEmpty && pushed.isEmpty)
     assert(post.toSet === Set(GreaterThan("d", 0.0), LessThan("d", 5.0)))
   }
@@ -236,7 +239,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     val filters = Seq[Filter](EqualTo("t", "a"), EqualTo("t", "a b c"), EqualNullSafe("t", "a"),
       In("t", Array[Any]("a", "b")), StringStartsWith("t", "a"), StringEndsWith("t", "a"),
       StringContains("t", "a"), GreaterThan("t", "a"), LessThan("t", "z"), IsNull("t"),
-      IsNotNull("t"), And(EqualTo("t", "a"), EqualTo("l", 1L)), Or(EqualTo("t", "a"), EqualTo("s", "a")),
+      IsNotNull("t"), And(EqualTo("t", "a"), EqualTo("l", 1L)),
+      Or(EqualTo("t", "a"), EqualTo("s", "a")),
       Not(EqualTo("t", "a")))
     filters.foreach(f => converter.translate(f).foreach(t => assert(!t.exact, f)))
     Seq(GreaterThan("t", "a"), LessThanOrEqual("t", "z")).foreach(refused(_))
@@ -304,7 +308,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     refused(Not(StringStartsWith("s", "a")))
     refused(Not(Not(EqualTo("l", 5L))))
     Seq[Filter](EqualTo("s", "a"), IsNull("l"), IsNotNull("l"), In("i", Array[Any](1, 2)),
-      LessThan("d", 1.0), And(EqualTo("s", "a"), EqualTo("b", true)), Or(EqualTo("s", "a"), EqualTo("l", 1L)))
+      LessThan("d", 1.0), And(EqualTo("s", "a"), EqualTo("b", true)),
+      Or(EqualTo("s", "a"), EqualTo("l", 1L)))
       .foreach(c => superset(Not(c)))
   }
 
@@ -325,7 +330,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   // ---- translateConjuncts ----
 
   test("translateConjuncts merges a lower and an upper bound on one field into one range") {
-    val (q, pushed, post) = converter.translateConjuncts(Seq(GreaterThanOrEqual("l", 1L), LessThan("l", 10L)))
+    val (q, pushed, post) =
+      converter.translateConjuncts(Seq(GreaterThanOrEqual("l", 1L), LessThan("l", 10L)))
     val j = mapper.readTree(q.get.toQueryAstJson)
     assertRange(j, "l", ("Included", "1"), ("Excluded", "10"))
     assert(pushed.toSet === Set(GreaterThanOrEqual("l", 1L), LessThan("l", 10L)))
@@ -335,7 +341,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   test("translateConjuncts lets a floating column use a lower bound paired with an upper bound") {
     val fs = Seq(GreaterThan("d", 1.5), LessThanOrEqual("d", 9.5))
     val (q, pushed, post) = converter.translateConjuncts(fs)
-    assertRange(mapper.readTree(q.get.toQueryAstJson), "d", ("Excluded", "1.5"), ("Included", "9.5"))
+    assertRange(mapper.readTree(q.get.toQueryAstJson), "d", ("Excluded", "1.5"),
+      ("Included", "9.5"))
     assert(pushed.toSet === fs.toSet && post.isEmpty)
     val (q2, pushed2, post2) = converter.translateConjuncts(Seq(GreaterThan("d", 1.5)))
     assert(q2.isEmpty && pushed2.isEmpty && post2 === Seq(GreaterThan("d", 1.5)))

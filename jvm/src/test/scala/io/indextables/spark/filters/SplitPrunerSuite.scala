@@ -104,7 +104,7 @@ class SplitPrunerSuite extends AnyFunSuite {
     assert(!keeps(nullP, Not(Or(IsNull("p"), EqualTo("q", 1)))))
   }
 
-  test("regression: NOT over a filter that is false (not null) on a null partition keeps the split") {
+  test("regression: NOT over a filter that is FALSE (not NULL) on a null partition keeps it") {
     // p IS NULL: `p <=> 'a'` and `p IS NOT NULL` are FALSE, so their negation is TRUE.
     val nullP = add(parts = Map("p" -> null, "q" -> "5", "pd" -> "2024-01-15"))
     assert(keeps(nullP, Not(EqualNullSafe("p", "a"))))
@@ -154,7 +154,8 @@ class SplitPrunerSuite extends AnyFunSuite {
   private val ints = add(min = Map("i" -> "10", "l" -> "-5"), max = Map("i" -> "20", "l" -> "5"))
 
   test("equality skips a split whose min/max range excludes the value") {
-    assert(keeps(ints, EqualTo("i", 10)) && keeps(ints, EqualTo("i", 20)) && keeps(ints, EqualTo("i", 15)))
+    assert(keeps(ints, EqualTo("i", 10)) && keeps(ints, EqualTo("i", 20)))
+    assert(keeps(ints, EqualTo("i", 15)))
     assert(!keeps(ints, EqualTo("i", 9)) && !keeps(ints, EqualTo("i", 21)))
     assert(!keeps(ints, EqualTo("l", -6L)) && keeps(ints, EqualTo("l", -5L)))
   }
@@ -181,7 +182,8 @@ class SplitPrunerSuite extends AnyFunSuite {
     assert(!keeps(a, EqualTo("dt", java.sql.Date.valueOf("2024-02-01"))))
     assert(!keeps(a, LessThan("ts", Instant.parse("2024-01-01T00:00:00.5Z"))))
     assert(keeps(a, LessThanOrEqual("ts", Instant.parse("2024-01-01T00:00:00.5Z"))))
-    assert(!keeps(a, GreaterThan("ts", java.sql.Timestamp.from(Instant.parse("2024-01-01T00:00:01Z")))))
+    val second = java.sql.Timestamp.from(Instant.parse("2024-01-01T00:00:01Z"))
+    assert(!keeps(a, GreaterThan("ts", second)))
     assert(keeps(a, GreaterThan("ts", Instant.parse("2024-01-01T00:00:00.999999Z"))))
     assert(!keeps(a, GreaterThan("dec", new java.math.BigDecimal("99.99"))))
     assert(keeps(a, EqualTo("dec", new java.math.BigDecimal("-1.5"))))
@@ -250,7 +252,8 @@ class SplitPrunerSuite extends AnyFunSuite {
     "d" -> IndexedSeq(-1.5, -0.0, 0.0, 0.1, 0.7, 1e300, Double.NaN, Double.PositiveInfinity,
       Double.NegativeInfinity, 1.0 / 3),
     "f" -> IndexedSeq(-1.5f, -0.0f, 0.0f, 0.1f, 0.7f, 0.3f, 1.0f / 3, Float.NaN, 3.4e38f),
-    "dec" -> IndexedSeq("-1.00", "0.00", "0.01", "2.50", "99999999.99").map(new java.math.BigDecimal(_)),
+    "dec" -> IndexedSeq("-1.00", "0.00", "0.01", "2.50", "99999999.99")
+      .map(new java.math.BigDecimal(_)),
     "s" -> IndexedSeq("", "a", "ab", "b", "é", longPrefix, longPrefix + "a", longPrefix + "b",
       "k" * 32, "k" * 31 + "z"),
     "dt" -> IndexedSeq("1969-12-31", "1970-01-01", "2024-02-29", "2024-03-01").map(LocalDate.parse),
@@ -272,7 +275,8 @@ class SplitPrunerSuite extends AnyFunSuite {
   /** Spark's ordering of two values of one column (NaN largest, -0.0 = 0.0). */
   private def compare(a: Any, b: Any): Int = (a, b) match {
     case (x: Float, y: Float) => compare(x.toDouble, y.toDouble)
-    case (x: Double, y: Double) => if (x == y || (x.isNaN && y.isNaN)) 0 else java.lang.Double.compare(x, y)
+    case (x: Double, y: Double) =>
+      if (x == y || (x.isNaN && y.isNaN)) 0 else java.lang.Double.compare(x, y)
     case (x: String, y: String) => UTF8String.fromString(x).compareTo(UTF8String.fromString(y))
     case (x: java.math.BigDecimal, y: java.math.BigDecimal) => x.compareTo(y)
     case (x: LocalDate, y: LocalDate) => x.compareTo(y)
@@ -288,7 +292,8 @@ class SplitPrunerSuite extends AnyFunSuite {
     f match {
       case EqualTo(c, v) => cmp(c, v).map(_ == 0)
       case EqualNullSafe(c, v) =>
-        if (row(c) == null || v == null) Some(row(c) == null && v == null) else cmp(c, v).map(_ == 0)
+        if (row(c) == null || v == null) Some(row(c) == null && v == null)
+        else cmp(c, v).map(_ == 0)
       case GreaterThan(c, v) => cmp(c, v).map(_ > 0)
       case GreaterThanOrEqual(c, v) => cmp(c, v).map(_ >= 0)
       case LessThan(c, v) => cmp(c, v).map(_ < 0)
@@ -312,6 +317,7 @@ class SplitPrunerSuite extends AnyFunSuite {
         case _ => None
       }
       case Not(c) => sql(c, row).map(!_)
+      case other => fail(s"the generator made a filter the test cannot evaluate: $other")
     }
   }
 
@@ -354,7 +360,8 @@ class SplitPrunerSuite extends AnyFunSuite {
     var skipped = 0
     (1 to 4000).foreach { iter =>
       val partValues: Map[String, Any] = partitions.map { c =>
-        c -> (if (rnd.nextInt(5) == 0) null else partitionDomains(c)(rnd.nextInt(partitionDomains(c).size)))
+        val dom = partitionDomains(c)
+        c -> (if (rnd.nextInt(5) == 0) null else dom(rnd.nextInt(dom.size)))
       }.toMap
       val rows = Seq.fill(1 + rnd.nextInt(4)) {
         dataCols.map { c =>
@@ -363,7 +370,9 @@ class SplitPrunerSuite extends AnyFunSuite {
       }
       val stats = SplitStatistics.forSchema(
         dataCols.zipWithIndex.map { case (c, i) => i -> schema(c) }, TruncateAt)
-      rows.foreach(r => stats.update(new GenericInternalRow(dataCols.map(c => toInternal(c, r(c))).toArray)))
+      rows.foreach { r =>
+        stats.update(new GenericInternalRow(dataCols.map(c => toInternal(c, r(c))).toArray))
+      }
       val a = add(parts = partValues.map { case (c, v) => c -> renderPartition(c, v) },
         min = stats.minValues, max = stats.maxValues)
       val filters = Seq.fill(1 + rnd.nextInt(2))(randomFilter(rnd, 2))
@@ -372,7 +381,8 @@ class SplitPrunerSuite extends AnyFunSuite {
       if (someRowMatches) {
         matching += 1
         assert(kept, s"iteration $iter: skipped a split with a matching row\nfilters: $filters\n" +
-          s"rows: $rows\nmin: ${a.minValues}\nmax: ${a.maxValues}\npartitions: ${a.partitionValues}")
+          s"rows: $rows\nmin: ${a.minValues}\nmax: ${a.maxValues}\n" +
+          s"partitions: ${a.partitionValues}")
       }
       if (!kept) skipped += 1
       checked += 1

@@ -18,7 +18,9 @@ class TableIndexSchemaSuite extends AnyFunSuite {
 
   private def resolveError(schema: StructType, partitions: Seq[String] = Nil,
       typemap: Map[String, String] = Map.empty): String =
-    intercept[IndexTablesException](TableIndexSchema.resolve(schema, partitions, typemap)).getMessage
+    intercept[IndexTablesException] {
+      TableIndexSchema.resolve(schema, partitions, typemap)
+    }.getMessage
 
   test("every supported column type gets its index kind") {
     val s = TableIndexSchema.resolve(everyKind, Seq("p"), Map("t" -> "text", "j" -> "json"))

@@ -31,7 +31,8 @@ class SplitStatisticsSuite extends AnyFunSuite {
   test("min and max of every ordered type, rendered as the log stores them") {
     val st = stats()
     st.update(row("banana", 5, 50L, 2.5, 1.5f, "10.25", "2024-03-01", "2024-03-01T10:00:00Z"))
-    st.update(row("apple", -3, 7L, -1.25, 3.5f, "-2.50", "2023-12-31", "2023-12-31T23:59:59.123456Z"))
+    st.update(
+      row("apple", -3, 7L, -1.25, 3.5f, "-2.50", "2023-12-31", "2023-12-31T23:59:59.123456Z"))
     st.update(row("cherry", 12, -9L, 100.0, -0.5f, "3.00", "2024-01-15", "2024-06-30T00:00:00Z"))
     assert(st.minValues === Map("s" -> "apple", "i" -> "-3", "l" -> "-9", "d" -> "-1.25",
       "f" -> "-0.5", "dec" -> "-2.50", "dt" -> "2023-12-31", "ts" -> "2023-12-31T23:59:59.123456Z"))
@@ -68,7 +69,9 @@ class SplitStatisticsSuite extends AnyFunSuite {
 
   test("strings are compared by UTF-8 bytes, like Spark") {
     val st = stats()
-    Seq("Zebra", "apple", "é", "\uD83D\uDE00").foreach(s => st.update(row(s, null, null, null, null, null, null, null)))
+    Seq("Zebra", "apple", "é", "\uD83D\uDE00").foreach { s =>
+      st.update(row(s, null, null, null, null, null, null, null))
+    }
     assert(st.minValues("s") === "Zebra")
     assert(st.maxValues("s") === "\uD83D\uDE00")
   }

@@ -24,7 +24,8 @@ class WritePathSelectorSuite extends AnyFunSuite {
   }
 
   test("a struct without arrays and a partition column still take the Arrow FFI path") {
-    val st = StructField("st", StructType(Seq(StructField("x", LongType), StructField("y", StringType))))
+    val st = StructField("st",
+      StructType(Seq(StructField("x", LongType), StructField("y", StringType))))
     assert(select(flat :+ st :+ StructField("p", IntegerType), partitions = Seq("p")).path ===
       WritePath.ArrowFfi)
   }
