@@ -39,9 +39,11 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
       case (False, False) => False
       case _ => Unknown
     }
+    // False means no row is TRUE: each is FALSE or, over a null partition value, NULL. NOT
+    // of FALSE is TRUE and NOT of NULL is NULL, so only True can be inverted to False.
     case Not(c) => if (allPartition(c)) eval(add, c) match {
       case True => False
-      case False => if (nullPartition(add, c)) False else True
+      case False => Unknown
       case Unknown => Unknown
     } else Unknown
     case _ if f.references.nonEmpty && allPartition(f) => partitionEval(add, f)
@@ -49,9 +51,6 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
   }
 
   private def allPartition(f: Filter): Boolean = f.references.forall(partitionColumns.contains)
-
-  private def nullPartition(add: AddAction, f: Filter): Boolean =
-    f.references.exists(c => add.partitionValues.get(c).forall(_ == null))
 
   /** Partition filters: evaluate the filter on the split's typed partition values. */
   private def partitionEval(add: AddAction, f: Filter): Tri = {
@@ -133,7 +132,9 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
     Some(dt match {
       case StringType => UTF8String.fromString(s)
       case IntegerType | LongType => s.toLong
-      case DoubleType | FloatType => s.toDouble
+      case DoubleType => s.toDouble
+      // Writers record a float as Float.toString; read as a double, "0.7" lies above 0.7f.
+      case FloatType => s.toFloat.toDouble
       case _: DecimalType => BigDecimal(s)
       case DateType => LocalDate.parse(s).toEpochDay
       case TimestampType => StatsValues.parseTimestamp(s)

@@ -38,6 +38,7 @@ object SplitFileCheck {
     if (hotcacheStart < 4) throw bad("the hotcache length in the footer is out of range")
     val metadataLen = buf.getInt((hotcacheStart - 4).toInt).toLong & 0xFFFFFFFFL
     if (hotcacheStart - 4 - metadataLen != 0) throw bad("the footer's metadata length is inconsistent")
+    if (metadataLen < 8) throw bad("the footer's metadata is too short for its header")
     if (buf.getInt(0) != BundleMagic) throw bad("the footer does not start with the split bundle magic")
     val json = new String(footer, 8, (metadataLen - 8).toInt, java.nio.charset.StandardCharsets.UTF_8)
     val files = try mapper.readTree(json).get("files")
