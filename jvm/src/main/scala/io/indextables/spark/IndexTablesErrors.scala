@@ -43,6 +43,14 @@ object IndexTablesErrors {
     new IndexTablesException(
       s"spark.indextables.indexing.typemap.$column names a column that the data does not have.")
 
+  def partitionColumnMissing(column: String): IndexTablesException =
+    new IndexTablesException(s"Partition column '$column' is not a column of the data.")
+
+  def typemapOnPartitionColumn(column: String): IndexTablesException =
+    new IndexTablesException(
+      s"spark.indextables.indexing.typemap.$column applies to a partition column; partition " +
+        "values live in directory names and the log, not in the index. Remove the option.")
+
   def typemapChanged(table: String, column: String, was: String, now: String): IndexTablesException =
     new IndexTablesException(
       s"Table $table indexes column '$column' as '$was'; a write cannot change it to '$now'. " +

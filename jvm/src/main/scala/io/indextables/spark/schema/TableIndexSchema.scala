@@ -49,7 +49,8 @@ object TableIndexSchema {
       if (!IndexTypes.contains(t)) throw IndexTablesErrors.unknownIndexType(col, t)
     }
     partitionColumns.foreach { p =>
-      val f = schema.find(_.name == p).getOrElse(throw IndexTablesErrors.typemapForMissingColumn(p))
+      val f = schema.find(_.name == p).getOrElse(throw IndexTablesErrors.partitionColumnMissing(p))
+      if (typemap.contains(p.toLowerCase(Locale.ROOT))) throw IndexTablesErrors.typemapOnPartitionColumn(p)
       f.dataType match {
         case StringType | IntegerType | LongType | BooleanType | DoubleType | DateType |
             TimestampType =>

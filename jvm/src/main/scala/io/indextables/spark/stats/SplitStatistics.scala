@@ -64,12 +64,19 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
       Option(values(i)).map(v => columns(i)._2.name -> format(columns(i)._2.dataType, v))
     }.toMap
 
+  private def plain(s: String): String =
+    if (s.contains('E')) new java.math.BigDecimal(s).toPlainString else s
+
   private def format(dt: DataType, v: Any): String = (dt, v) match {
     case (StringType, s: UTF8String) =>
       val str = s.toString
       if (str.length > truncateAt) str.substring(0, truncateAt) else str
     case (DateType, d: Int) => LocalDate.ofEpochDay(d.toLong).toString
     case (TimestampType, t: Long) => StatsValues.formatTimestamp(t)
+    // Plain decimal notation (never 1.0E10), which every reader parses the same way.
+    case (DoubleType, d: Double) => plain(d.toString)
+    case (FloatType, f: Float) => plain(f.toString)
+    case (_, d: Decimal) => d.toJavaBigDecimal.toPlainString
     case (_, other) => other.toString
   }
 }

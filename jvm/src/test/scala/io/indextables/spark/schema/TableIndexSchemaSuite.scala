@@ -129,4 +129,16 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     val msg = resolveError(StructType(Seq(StructField("v", LongType))), Seq("missing"))
     assert(msg.contains("missing"), msg)
   }
+
+  test("a partition column the data lacks is named as a partition column") {
+    val msg = resolveError(StructType(Seq(StructField("v", LongType))), Seq("missing"))
+    assert(msg.contains("Partition column 'missing'"), msg)
+  }
+
+  test("a typemap entry on a partition column is refused: partition values are not indexed") {
+    val msg = resolveError(
+      StructType(Seq(StructField("v", LongType), StructField("p", StringType))),
+      Seq("p"), Map("p" -> "text"))
+    assert(msg.contains("typemap.p") && msg.contains("partition column"), msg)
+  }
 }

@@ -121,4 +121,14 @@ class SplitStatisticsSuite extends AnyFunSuite {
     Seq(BooleanType, BinaryType, ArrayType(LongType), StructType(Nil),
       MapType(StringType, StringType)).foreach(dt => assert(!StatsValues.hasStats(dt), dt))
   }
+
+  test("large and tiny floating values are written in plain decimal notation") {
+    val st = stats()
+    st.update(row("a", 1, 1L, 1.0e10, 1.0e-7f, "1.00", "2024-01-01", "2024-01-01T00:00:00Z"))
+    st.update(row("a", 1, 1L, 1.0e-7, 3.0e9f, "1.00", "2024-01-01", "2024-01-01T00:00:00Z"))
+    assert(st.maxValues("d") === "10000000000")
+    assert(st.minValues("d") === "0.00000010")
+    assert(st.minValues("f") === "0.00000010")
+    assert(st.maxValues("f") === "3000000000")
+  }
 }
