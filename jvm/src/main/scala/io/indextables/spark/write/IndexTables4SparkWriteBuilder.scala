@@ -2,6 +2,8 @@ package io.indextables.spark.write
 
 import java.util.Locale
 
+import scala.collection.JavaConverters._
+
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsTruncate, Write, WriteBuilder}
 import org.apache.spark.sql.types.{DataType, StructType}
@@ -51,7 +53,7 @@ final class IndexTables4SparkWriteBuilder(table: IndexTables4SparkTable, info: L
     }
     val indexSchema = TableIndexSchema.resolve(dataSchema, partitionColumns, typemap)
     val decision = WritePathSelector.select(indexSchema)
-    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions.asScala)
+    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions.asScala.toMap)
     val plan = WritePlan(
       tablePath = table.tablePath,
       hadoopConf = new SerializableHadoopConf(hadoopConf),
@@ -71,13 +73,6 @@ final class IndexTables4SparkWriteBuilder(table: IndexTables4SparkTable, info: L
     def shape(s: StructType) = s.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType.catalogString).toSeq
     if (shape(tableSchema).sortBy(_._1) != shape(data).sortBy(_._1)) {
       throw IndexTablesErrors.schemaMismatch(table.name(), tableSchema.simpleString, data.simpleString)
-    }
-  }
-
-  private implicit class AsScalaMap(m: java.util.Map[String, String]) {
-    def asScala: Map[String, String] = {
-      import scala.collection.JavaConverters._
-      mapAsScalaMapConverter(m).asScala.toMap
     }
   }
 }
