@@ -19,6 +19,7 @@ ROUNDS = 30
 WARM_UP = 5
 MAX_FD_GROWTH = 16  # fewer than one per measured round
 MAX_RSS_GROWTH_MB = 300
+MAX_NATIVE_GROWTH_MB = 150  # RSS beyond what the JVM committed: tantivy's and Arrow's memory
 
 
 def _jvm_pid(spark: SparkSession) -> int:
@@ -36,6 +37,14 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError(f"no VmRSS in /proc/{pid}/status")
 
 
+def _jvm_committed_mb(spark: SparkSession) -> float:
+    """Heap plus non-heap memory the JVM has committed: RSS minus this is native memory."""
+    bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+    heap = bean.getHeapMemoryUsage().getCommitted()
+    committed = heap + bean.getNonHeapMemoryUsage().getCommitted()
+    return float(committed) / (1024 * 1024)
+
+
 def _settle(spark: SparkSession) -> None:
     spark.sparkContext._jvm.java.lang.System.gc()
 
@@ -51,6 +60,7 @@ def test_repeated_write_and_read_keeps_fds_and_rss_flat(
     )
     pid = _jvm_pid(spark)
     samples: list[tuple[int, float]] = []
+    native: list[float] = []
     for round_ in range(ROUNDS):
         path = str(tmp_path / f"t{round_}")
         write_table(df, path, options={"spark.indextables.indexing.typemap.message": "text"})
@@ -59,10 +69,17 @@ def test_repeated_write_and_read_keeps_fds_and_rss_flat(
         assert table.filter(F.col("message").contains("served")).limit(5).count() == 5
         shutil.rmtree(path)
         _settle(spark)
-        samples.append((_open_fds(pid), _rss_mb(pid)))
+        rss = _rss_mb(pid)
+        samples.append((_open_fds(pid), rss))
+        native.append(rss - _jvm_committed_mb(spark))
     base_fds, base_rss = samples[WARM_UP - 1]
     end_fds, end_rss = samples[-1]
     trace = ", ".join(f"{fds}/{rss:.0f}MB" for fds, rss in samples)
+    native_trace = ", ".join(f"{mb:.0f}" for mb in native)
+    print(f"fds/RSS per round: {trace}")
+    print(f"native MB (RSS - JVM committed) per round: {native_trace}")
+    native_growth = native[-1] - native[WARM_UP - 1]
+    assert native_growth <= MAX_NATIVE_GROWTH_MB, f"native memory grew: {native_trace}"
     assert end_fds - base_fds <= MAX_FD_GROWTH, f"open fds grew {base_fds} -> {end_fds}: {trace}"
     assert end_rss - base_rss <= MAX_RSS_GROWTH_MB, (
         f"RSS grew {base_rss:.0f} -> {end_rss:.0f} MB: {trace}"
