@@ -48,4 +48,29 @@ final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
   }
 
   override def exists(path: Path): Boolean = path.getFileSystem(hadoopConf).exists(path)
+
+  /** Writes a hidden temp file beside `path`, then renames it over `path`. */
+  override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
+    val fs = path.getFileSystem(hadoopConf)
+    val temp = new Path(path.getParent, s".${path.getName}.${java.util.UUID.randomUUID()}.tmp")
+    val out = fs.create(temp, true)
+    try out.write(bytes)
+    finally out.close()
+    val renamed = fs.rename(temp, path) || (fs.delete(path, false) && fs.rename(temp, path))
+    if (!renamed) {
+      fs.delete(temp, false)
+      throw new java.io.IOException(s"Could not replace $path")
+    }
+  }
+
+  override def listDirectories(dir: Path): Seq[Path] = {
+    val fs = dir.getFileSystem(hadoopConf)
+    try fs.listStatus(dir).toSeq.filter(_.isDirectory).map(_.getPath).sortBy(_.getName)
+    catch { case _: FileNotFoundException => Seq.empty }
+  }
+
+  override def modificationTime(path: Path): Long =
+    path.getFileSystem(hadoopConf).getFileStatus(path).getModificationTime
+
+  override def delete(path: Path): Boolean = path.getFileSystem(hadoopConf).delete(path, false)
 }

@@ -52,6 +52,6 @@ object LogReplay {
     val m = metadata.getOrElse(
       throw TransactionLogErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     Snapshot(tablePath, version, p, m, files.values.toVector, tombstones.values.toVector,
-      skips.values.toVector)
+      skips.values.toVector, base.flatMap(_.stateBase))
   }
 }
