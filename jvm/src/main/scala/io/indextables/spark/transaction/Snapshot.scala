@@ -41,9 +41,11 @@ final case class Snapshot(
 
 /**
  * What an incremental Avro checkpoint needs of the state it builds on: its directory, its
- * manifest, and the paths of every entry of its manifests (tombstoned ones included).
+ * manifest, the paths of every entry of its manifests (tombstoned ones included), and the paths
+ * among them that version files replayed after the state added again (their entries are stale).
  */
 final case class StateBase(
     stateDir: String,
     manifest: io.indextables.spark.transaction.state.StateManifest,
-    entryPaths: Set[String])
+    entryPaths: Set[String],
+    readded: Set[String] = Set.empty)
