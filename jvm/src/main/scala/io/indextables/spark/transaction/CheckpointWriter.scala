@@ -17,7 +17,8 @@ import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateConfig, 
  * [[AvroStateWriter]]), `json` a single-file JSON checkpoint, or a multi-part one when the
  * actions exceed `checkpoint.actionsPerPart`. The checkpoint is written completely before
  * `_last_checkpoint` is replaced, so an interrupted checkpoint leaves the table readable at its
- * previous checkpoint. Driver side; stateless.
+ * previous checkpoint. After a checkpoint that follows a commit, [[LogRetention]] removes what
+ * it made unnecessary. Driver side; stateless.
  */
 object CheckpointWriter {
 
@@ -37,8 +38,10 @@ object CheckpointWriter {
    */
   private[transaction] def afterCommit(log: TransactionLog, version: Long): Unit =
     if (due(log.options, version)) {
-      try checkpoint(log, log.cachedSnapshot(version).getOrElse(log.snapshotAt(version)))
-      catch {
+      try {
+        checkpoint(log, log.cachedSnapshot(version).getOrElse(log.snapshotAt(version)))
+        LogRetention.cleanup(log)
+      } catch {
         case NonFatal(e) =>
           logger.warn(s"Checkpoint of version $version of ${log.tablePath} failed; the table " +
             "stays readable from its version files", e)

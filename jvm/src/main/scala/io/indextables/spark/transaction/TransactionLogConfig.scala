@@ -70,6 +70,22 @@ object TransactionLogConfig {
     "spark.indextables.state.retry.maxAttempts", 10,
     "Maximum attempts of an Avro state write that conflicts with another writer")
 
+  val TxLogRetentionHours: Entry[Long] = Entry(
+    "spark.indextables.purge.txLogRetentionHours", 720L,
+    "Hours a version file that a checkpoint covers is kept")
+
+  val StateRetentionVersions: Entry[Int] = Entry(
+    "spark.indextables.state.retention.versions", 2,
+    "Newest Avro states always kept")
+
+  val StateRetentionHours: Entry[Long] = Entry(
+    "spark.indextables.state.retention.hours", 168L,
+    "Hours an older Avro state is kept")
+
+  val MinManifestAgeHours: Entry[Long] = Entry(
+    "spark.indextables.state.gc.minManifestAgeHours", 1L,
+    "Unreferenced manifests younger than this are never deleted")
+
   def int(options: Map[String, String], e: Entry[Int]): Int =
     options.get(e.key).map { v =>
       scala.util.Try(v.trim.toInt).toOption.filter(_ > 0).getOrElse(
