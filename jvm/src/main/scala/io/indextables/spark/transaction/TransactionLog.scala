@@ -197,7 +197,13 @@ final class TransactionLog private (
         case e: FileNotFoundException =>
           throw TransactionLogErrors.unreadableVersionFile(file, "the file disappeared", e)
       }
-    VersionFiles.decode(file, bytes)
+    val actions = VersionFiles.decode(file, bytes)
+    actions.foreach {
+      case p: ProtocolAction if p.minReaderVersion > TransactionLog.MaxReaderVersion =>
+        throw TransactionLogErrors.unsupportedReaderVersionIn(tablePath, file, p.minReaderVersion)
+      case _ =>
+    }
+    actions
   }
 
   /** The checkpoint pointer, or None when absent or unreadable (then the JSON log is used). */
