@@ -85,7 +85,8 @@ object CheckpointWriter {
       entriesPerManifest = int(options, StateEntriesPerManifest),
       tombstoneThreshold = double(options, CompactionTombstoneThreshold),
       maxManifests = int(options, CompactionMaxManifests),
-      forceCompaction = forceCompaction)
+      forceCompaction = forceCompaction,
+      renormalizeThreshold = int(options, SchemaRenormalizeThreshold))
     // Incremental only on the state the pointer names, and only when the snapshot was replayed
     // from it (then it knows which entries later versions replaced); otherwise compaction.
     val base = snapshot.stateBase.filter { b =>

@@ -70,6 +70,10 @@ object TransactionLogConfig {
     "spark.indextables.state.retry.maxAttempts", 10,
     "Maximum attempts of an Avro state write that conflicts with another writer")
 
+  val SchemaRenormalizeThreshold: Entry[Int] = Entry(
+    "spark.indextables.state.schema.renormalizeThreshold", 5,
+    "Distinct docMappingRefs above which a checkpoint re-hashes them canonically")
+
   val TxLogRetentionHours: Entry[Long] = Entry(
     "spark.indextables.purge.txLogRetentionHours", 720L,
     "Hours a version file that a checkpoint covers is kept")

@@ -158,6 +158,26 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     }
   }
 
+  test("above the renormalize threshold, refs hashed from reordered JSON merge into one") {
+    withTempDir { dir =>
+      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "2",
+        "spark.indextables.state.schema.renormalizeThreshold" -> "1"))
+      val a = """[{"name":"x","type":"i64"},{"name":"y","type":"text"}]"""
+      val b = """[{"type":"text","name":"y"},{"name":"x","type":"i64"}]"""
+      val canonical = SchemaHash.compute(a)
+      assert(SchemaHash.compute(b) === canonical)
+      log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata(Map(
+        "docMappingSchema.legacyA" -> a, "docMappingSchema.legacyB" -> b))))
+      append(log, add("f1").copy(docMappingRef = Some("legacyA")))
+      append(log, add("f2").copy(docMappingRef = Some("legacyB")))
+      val s = fresh(dir)
+      assert(s.allFiles.flatMap(_.docMappingRef).toSet === Set(canonical))
+      assert(s.allFiles.forall(f => s.docMappingFor(f).isDefined))
+      val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000002")
+      assert(m.schemaRegistry.keySet === Set(canonical))
+    }
+  }
+
   test("snappy and uncompressed states read back") {
     Seq("snappy", "none").foreach { codec =>
       withTempDir { dir =>

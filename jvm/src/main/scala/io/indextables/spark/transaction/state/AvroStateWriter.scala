@@ -13,13 +13,17 @@ import io.indextables.spark.transaction.{ActionSerde, AddAction, LogStore, Schem
  * @param tombstoneThreshold compaction when tombstones exceed this share of all entries
  * @param maxManifests       compaction when the state would reference more manifests
  * @param forceCompaction    rewrite every live entry into new manifests regardless
+ * @param renormalizeThreshold above this many distinct docMappingRefs, every ref is re-hashed
+ *                           with the canonical rule, merging schemas hashed from differently
+ *                           ordered JSON (the state is then compacted)
  */
 final case class AvroStateConfig(
     codec: CodecFactory,
     entriesPerManifest: Int,
     tombstoneThreshold: Double,
     maxManifests: Int,
-    forceCompaction: Boolean = false)
+    forceCompaction: Boolean = false,
+    renormalizeThreshold: Int = 5)
 
 /** What a state write did: the state directory, and whether it rewrote all entries. */
 final case class AvroStateWriteResult(
@@ -61,10 +65,13 @@ object AvroStateWriter {
     }
     val now = System.currentTimeMillis()
     val partitionColumns = snapshot.metadata.partitionColumns
-    val live = snapshot.allFiles
+    val remap = renormalization(snapshot, config.renormalizeThreshold)
+    val live = if (remap.isEmpty) snapshot.allFiles else snapshot.allFiles.map { a =>
+      a.copy(docMappingRef = a.docMappingRef.map(r => remap.getOrElse(r, r)))
+    }
     val livePaths = live.iterator.map(_.path).toSet
 
-    val plan = base.filter(_ => !config.forceCompaction).flatMap { b =>
+    val plan = base.filter(_ => !config.forceCompaction && remap.isEmpty).flatMap { b =>
       val baseLive = b.entryPaths -- b.manifest.tombstones
       val added = live.filterNot(a => baseLive.contains(a.path))
       val removed = baseLive.filterNot(livePaths.contains)
@@ -91,7 +98,9 @@ object AvroStateWriter {
     val inlineRegistry = live.flatMap { a =>
       if (a.docMappingRef.isDefined) None else a.docMappingJson.map(j => SchemaHash.compute(j) -> j)
     }.toMap
-    val registry = inlineRegistry ++ snapshot.schemaRegistry
+    val registry = inlineRegistry ++ snapshot.schemaRegistry.map { case (h, json) =>
+      remap.getOrElse(h, h) -> json
+    }
     val metadata = snapshot.metadata.copy(configuration =
       snapshot.metadata.configuration.filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix)))
     val manifest = StateManifest(
@@ -114,6 +123,15 @@ object AvroStateWriter {
     AvroStateWriteResult(stateDir, manifest, compacted = plan.isEmpty, newManifests,
       alreadyExisted = !written,
       stateBase = if (written) Some(StateBase(stateDir, manifest, entryPaths)) else None)
+  }
+
+  /** Old ref to canonical ref, for the refs whose hash is not canonical; empty below threshold. */
+  private def renormalization(snapshot: Snapshot, threshold: Int): Map[String, String] = {
+    val refs = snapshot.allFiles.flatMap(_.docMappingRef).distinct
+    if (refs.size <= threshold) Map.empty
+    else refs.flatMap { r =>
+      snapshot.schemaRegistry.get(r).map(json => r -> SchemaHash.compute(json))
+    }.filter { case (from, to) => from != to }.toMap
   }
 
   /** Writes `files` as manifests of at most entriesPerManifest entries each. */
