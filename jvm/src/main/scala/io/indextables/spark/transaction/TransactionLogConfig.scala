@@ -66,10 +66,6 @@ object TransactionLogConfig {
     "spark.indextables.state.compaction.maxManifests", 20,
     "Manifests above which a checkpoint rewrites the state")
 
-  val StateRetryMaxAttempts: Entry[Int] = Entry(
-    "spark.indextables.state.retry.maxAttempts", 10,
-    "Maximum attempts of an Avro state write that conflicts with another writer")
-
   val SchemaRenormalizeThreshold: Entry[Int] = Entry(
     "spark.indextables.state.schema.renormalizeThreshold", 5,
     "Distinct docMappingRefs above which a checkpoint re-hashes them canonically")
