@@ -99,7 +99,7 @@ private[transaction] object CheckpointReader {
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
       throw TransactionLogErrors.unsupportedReaderVersion(tablePath, p.minReaderVersion)
     }
-    val registry = m.schemaRegistry.map { case (h, json) => (SchemaHash.RegistryKeyPrefix + h) -> json }
+    val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
     val partitionColumns = md.partitionColumns
     val files = state.live.map { e =>
@@ -117,7 +117,8 @@ private[transaction] object CheckpointReader {
   private def parseMetadata(file: Path, json: String): MetadataAction =
     try {
       val trimmed = json.trim
-      val wrapped = if (trimmed.startsWith("{\"metaData\"")) trimmed else s"""{"metaData":$trimmed}"""
+      val wrapped =
+        if (trimmed.startsWith("{\"metaData\"")) trimmed else s"""{"metaData":$trimmed}"""
       ActionSerde.fromJson(wrapped) match {
         case md: MetadataAction => md
         case other => throw new IllegalArgumentException(s"expected metaData, got $other")
@@ -152,7 +153,8 @@ private[transaction] object CheckpointReader {
     root.filter(r => r.isObject && r.has("parts") && r.has("checkpointId")).map { r =>
       val parts = r.get("parts")
       if (!parts.isArray || parts.size() == 0) {
-        throw TransactionLogErrors.unreadableVersionFile(file, "the multi-part manifest lists no parts")
+        throw TransactionLogErrors.unreadableVersionFile(
+          file, "the multi-part manifest lists no parts")
       }
       (0 until parts.size()).map(i => parts.get(i).asText())
     }

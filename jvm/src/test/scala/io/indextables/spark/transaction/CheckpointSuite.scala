@@ -33,6 +33,9 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     open(dir, options).snapshot()
   }
 
+  private def versionFile(dir: File, v: Long): File =
+    new File(dir, s"_transaction_log/${VersionFiles.fileName(v)}")
+
   private def stateFile(dir: File, v: Long): File =
     new File(dir, s"_transaction_log/${LastCheckpoint.stateDirName(v)}/_manifest.avro")
 
@@ -46,7 +49,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
       assert(pointer.stateDir === Some("state-v00000000000000000010"))
       assert(stateFile(dir, 5).isFile && stateFile(dir, 10).isFile && !stateFile(dir, 12).exists)
       // Without the version files the checkpoint covers, the table still reads.
-      (0 to 10).foreach(v => new File(dir, s"_transaction_log/${VersionFiles.fileName(v)}").delete())
+      (0 to 10).foreach(v => versionFile(dir, v).delete())
       val s = fresh(dir)
       assert(s.version === 12L && s.allFiles.map(_.path) === (1 to 12).map(i => s"f$i"))
       assert(s.metadata === metadata(Map("docMappingSchema.h1" -> "[]")))
@@ -148,12 +151,13 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
           Files.readAllBytes(new File(fx, "_last_checkpoint").toPath))
         val ourPointer = new String(
           Files.readAllBytes(new File(dir, "_transaction_log/_last_checkpoint").toPath), "UTF-8")
-        val fxText = new String(Files.readAllBytes(new File(fx, "_last_checkpoint").toPath), "UTF-8")
+        val fxText =
+          new String(Files.readAllBytes(new File(fx, "_last_checkpoint").toPath), "UTF-8")
         assert(fieldNames(ourPointer) === fieldNames(fxText))
         assert(fxPointer.isAvroState)
       }
       // A version file keeps the 01 01 + gzip form.
-      val v1 = Files.readAllBytes(new File(dir, "_transaction_log/" + VersionFiles.fileName(1)).toPath)
+      val v1 = Files.readAllBytes(versionFile(dir, 1).toPath)
       assert(v1.take(4).toSeq === Seq(1, 1, 0x1f, 0x8b).map(_.toByte))
     }
   }
@@ -203,7 +207,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
         val pointer = log.lastCheckpoint().get
         assert(pointer.version === 3L)
         assert(pointer.isMultiPart === (perPart == "2"))
-        (0 to 3).foreach(v => new File(dir, s"_transaction_log/${VersionFiles.fileName(v)}").delete())
+        (0 to 3).foreach(v => versionFile(dir, v).delete())
         val s = fresh(dir)
         assert(s.version === 4L && s.allFiles.map(_.path) === (1 to 4).map(i => s"f$i"))
         assert(s.metadata.configuration.contains("docMappingSchema.h1"))

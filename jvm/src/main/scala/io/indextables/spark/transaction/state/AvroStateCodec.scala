@@ -207,7 +207,8 @@ object AvroStateCodec {
   private def required[T](v: Option[T], name: String): T =
     v.getOrElse(throw new IllegalArgumentException(s"required field '$name' is missing"))
 
-  private def string(r: GenericRecord, name: String): Option[String] = field(r, name).map(_.toString)
+  private def string(r: GenericRecord, name: String): Option[String] =
+    field(r, name).map(_.toString)
   private def long(r: GenericRecord, name: String): Option[Long] =
     field(r, name).map(_.asInstanceOf[Number].longValue())
   private def int(r: GenericRecord, name: String): Option[Int] =

@@ -5,7 +5,8 @@ import java.util.UUID
 import org.apache.avro.file.CodecFactory
 import org.apache.hadoop.fs.Path
 
-import io.indextables.spark.transaction.{ActionSerde, AddAction, LogStore, SchemaHash, Snapshot, StateBase}
+import io.indextables.spark.transaction.{ActionSerde, AddAction, LogStore, SchemaHash}
+import io.indextables.spark.transaction.{Snapshot, StateBase}
 
 /**
  * Settings of one Avro state write, from the `spark.indextables.state.*` keys.
@@ -39,7 +40,8 @@ final case class AvroStateWriteResult(
  * IndexTables 0.5.4 writes (same schemas, shared `manifests/manifest-<hash>.avro` files).
  *
  * Incremental by default: the new state references the manifests of `base` (the state the
- * previous checkpoint wrote, which the snapshot was replayed from), adds one or more manifests holding only the files added since,
+ * previous checkpoint wrote, which the snapshot was replayed from), adds one or more manifests
+ * holding only the files added since,
  * and lists the files removed since as tombstones. It rewrites every live entry instead
  * (compaction) when there is no base, when tombstones would exceed the threshold, when the
  * manifest count would exceed the maximum, or when a tombstoned path comes back.
@@ -77,7 +79,8 @@ object AvroStateWriter {
       val removed = baseLive.filterNot(livePaths.contains)
       val tombstones = b.manifest.tombstones ++ removed.toSeq.sorted
       val totalEntries = b.manifest.manifests.map(_.numEntries).sum + added.size
-      val newManifestCount = (added.size + config.entriesPerManifest - 1) / config.entriesPerManifest
+      val perManifest = config.entriesPerManifest
+      val newManifestCount = (added.size + perManifest - 1) / perManifest
       val readded = b.readded.nonEmpty || added.exists(a => b.entryPaths.contains(a.path))
       val tooManyTombstones =
         totalEntries > 0 && tombstones.size.toDouble / totalEntries > config.tombstoneThreshold
