@@ -79,6 +79,27 @@ class AvroStateReaderSuite extends AnyFunSuite {
     assert(snap.schemaRegistry.contains(snap.allFiles.head.docMappingRef.get))
   }
 
+  test("a commit onto a copy of a 0.5.4 table checkpoints incrementally over its manifests") {
+    withTempDir { tmp =>
+      val copy = new File(tmp, "t")
+      org.apache.commons.io.FileUtils.copyDirectory(fixture("04_partitioned"), copy)
+      TransactionLog.clearCache()
+      val log = TransactionLog.forTable(copy.getAbsolutePath, hadoopConf,
+        Map("spark.indextables.checkpoint.interval" -> "2"))
+      val v2 = log.startTransaction().commit("WRITE") { s =>
+        assert(s.get.version === 1L)
+        Seq(add("date=2024-01-04/x.split").copy(partitionValues = Map("date" -> "2024-01-04")))
+      }
+      assert(v2 === 2L && log.lastCheckpoint().get.version === 2L)
+      val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000002")
+      assert(m.manifests.head.path === "manifests/manifest-3673dda9.avro")
+      assert(m.manifests.size === 2 && m.metadata.isDefined)
+      val snap = open(copy).snapshot()
+      assert(snap.numFiles === 4 && snap.metadata.partitionColumns === Seq("date"))
+      assert(snap.allFiles.take(3).forall(a => snap.docMappingFor(a).isDefined))
+    }
+  }
+
   test("manifest paths resolve in the shared, normalised legacy and legacy forms") {
     val log = new Path("/t/_transaction_log")
     val sd = "state-v00000000000000000042"
