@@ -5,6 +5,8 @@ val sparkVersion = "3.5.9"
 val tantivy4javaVersion = "0.31.0"
 // Must equal the Arrow that Spark 3.5 ships, because arrow-c-data binds to its vector classes.
 val arrowVersion = "12.0.1"
+// Must equal the Avro that Spark 3.5.9 depends on; provided by Spark at run time.
+val avroVersion = "1.11.5"
 
 // One version for the JAR and the pip package: read from the Python package's _version.py.
 val projectVersion: String = {
@@ -25,6 +27,8 @@ lazy val spark = (project in file("jvm"))
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
+      "org.apache.avro" % "avro" % avroVersion % Provided,
       ("io.indextables" % "tantivy4java" % tantivy4javaVersion).classifier("linux-x86_64")
         .exclude("com.fasterxml.jackson.core", "jackson-databind"),
       ("org.apache.arrow" % "arrow-c-data" % arrowVersion)

@@ -10,6 +10,10 @@ object IndexTablesErrors {
   def invalidOption(key: String, value: String, cause: Throwable): IndexTablesException =
     new IndexTablesException(s"Invalid value '$value' for option '$key': ${cause.getMessage}", cause)
 
+  def bothTimeTravelOptions(): IndexTablesException =
+    new IndexTablesException(
+      "Give either versionAsOf or timestampAsOf to read an earlier version, not both.")
+
   def notATable(path: String): IndexTablesException =
     new IndexTablesException(
       s"'$path' is not an IndexTables table: it has no _transaction_log/00000000000000000000.json. " +

@@ -51,8 +51,10 @@ class IndexTables4SparkTable(
       existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty))
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val snap = existingSnapshot.getOrElse(throw IndexTablesErrors.notATable(tablePath))
     val all = properties ++ options.asCaseSensitiveMap().asScala
+    // versionAsOf / timestampAsOf pick an earlier snapshot; the plain read is the latest.
+    val snap = TableState.loadForRead(tablePath, all.asJava)
+      .getOrElse(throw IndexTablesErrors.notATable(tablePath))
     new IndexTables4SparkScanBuilder(tablePath, snap, resolvedOptions(options.asCaseSensitiveMap()), all)
   }
 

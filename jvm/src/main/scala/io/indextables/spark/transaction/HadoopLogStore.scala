@@ -3,7 +3,7 @@ package io.indextables.spark.transaction
 import java.io.{ByteArrayOutputStream, FileNotFoundException}
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileAlreadyExistsException, Path}
+import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, Options, Path}
 
 /**
  * [[LogStore]] on any Hadoop file system, for paths that are not local.
@@ -48,4 +48,41 @@ final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
   }
 
   override def exists(path: Path): Boolean = path.getFileSystem(hadoopConf).exists(path)
+
+  /**
+   * Writes a hidden temp file beside `path`, then renames it over `path` with
+   * `Options.Rename.OVERWRITE` (atomic on HDFS). File systems without that rename fall back to
+   * delete-then-rename, where a reader can briefly find no file; readers then use the log.
+   */
+  override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
+    val fs = path.getFileSystem(hadoopConf)
+    val temp = new Path(path.getParent, s".${path.getName}.${java.util.UUID.randomUUID()}.tmp")
+    val out = fs.create(temp, true)
+    try out.write(bytes)
+    finally out.close()
+    val renamed =
+      try {
+        FileContext.getFileContext(path.toUri, hadoopConf)
+          .rename(temp, path, Options.Rename.OVERWRITE)
+        true
+      } catch {
+        case _: UnsupportedOperationException | _: java.io.IOException =>
+          fs.rename(temp, path) || (fs.delete(path, false) && fs.rename(temp, path))
+      }
+    if (!renamed) {
+      fs.delete(temp, false)
+      throw new java.io.IOException(s"Could not replace $path")
+    }
+  }
+
+  override def listDirectories(dir: Path): Seq[Path] = {
+    val fs = dir.getFileSystem(hadoopConf)
+    try fs.listStatus(dir).toSeq.filter(_.isDirectory).map(_.getPath).sortBy(_.getName)
+    catch { case _: FileNotFoundException => Seq.empty }
+  }
+
+  override def modificationTime(path: Path): Long =
+    path.getFileSystem(hadoopConf).getFileStatus(path).getModificationTime
+
+  override def delete(path: Path): Boolean = path.getFileSystem(hadoopConf).delete(path, false)
 }

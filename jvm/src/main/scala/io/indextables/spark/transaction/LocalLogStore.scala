@@ -3,7 +3,8 @@ package io.indextables.spark.transaction
 import java.io.FileNotFoundException
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
-import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardOpenOption}
+import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardCopyOption}
+import java.nio.file.StandardOpenOption
 import java.nio.file.{Path => NioPath}
 import java.util.UUID
 
@@ -67,4 +68,43 @@ object LocalLogStore extends LogStore {
   }
 
   override def exists(path: Path): Boolean = Files.exists(toNio(path))
+
+  override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
+    val target = toNio(path)
+    val dir = target.getParent
+    Files.createDirectories(dir)
+    val temp = dir.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
+    try {
+      val channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+      try {
+        val buf = ByteBuffer.wrap(bytes)
+        while (buf.hasRemaining) channel.write(buf)
+        channel.force(true)
+      } finally channel.close()
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
+    } finally Files.deleteIfExists(temp)
+  }
+
+  override def listDirectories(dir: Path): Seq[Path] = {
+    val nioDir = toNio(dir)
+    if (!Files.isDirectory(nioDir)) Seq.empty
+    else {
+      val stream = Files.list(nioDir)
+      try {
+        stream.iterator().asScala
+          .filter(p => Files.isDirectory(p))
+          .map(p => new Path(dir, p.getFileName.toString))
+          .toVector
+          .sortBy(_.getName)
+      } finally stream.close()
+    }
+  }
+
+  override def modificationTime(path: Path): Long =
+    try Files.getLastModifiedTime(toNio(path)).toMillis
+    catch {
+      case _: NoSuchFileException => throw new FileNotFoundException(s"File $path does not exist")
+    }
+
+  override def delete(path: Path): Boolean = Files.deleteIfExists(toNio(path))
 }

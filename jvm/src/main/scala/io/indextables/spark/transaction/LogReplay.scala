@@ -25,6 +25,8 @@ object LogReplay {
     val files = mutable.LinkedHashMap.empty[String, AddAction]
     val tombstones = mutable.LinkedHashMap.empty[String, RemoveAction]
     val skips = mutable.LinkedHashMap.empty[String, MergeSkipAction]
+    val stateBase = base.flatMap(_.stateBase)
+    val readded = mutable.Set.empty[String]
     base.foreach { s =>
       s.allFiles.foreach(a => files.put(a.path, a))
       s.tombstones.foreach(r => tombstones.put(r.path, r))
@@ -35,6 +37,7 @@ object LogReplay {
         case p: ProtocolAction => protocol = Some(p)
         case m: MetadataAction => metadata = Some(m)
         case a: AddAction =>
+          if (stateBase.exists(_.entryPaths.contains(a.path))) readded += a.path
           files.put(a.path, a)
           tombstones.remove(a.path)
         case r: RemoveAction =>
@@ -52,6 +55,6 @@ object LogReplay {
     val m = metadata.getOrElse(
       throw TransactionLogErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     Snapshot(tablePath, version, p, m, files.values.toVector, tombstones.values.toVector,
-      skips.values.toVector)
+      skips.values.toVector, stateBase.map(b => b.copy(readded = b.readded ++ readded)))
   }
 }

@@ -25,6 +25,21 @@ trait LogStore {
   def list(dir: Path): Seq[Path]
 
   def exists(path: Path): Boolean
+
+  /**
+   * Replaces `path` with `bytes` atomically: readers see either the old or the new content,
+   * never a partial file. Used for pointers such as `_last_checkpoint`.
+   */
+  def overwrite(path: Path, bytes: Array[Byte]): Unit
+
+  /** The subdirectories directly under `dir`, sorted by name; empty if `dir` does not exist. */
+  def listDirectories(dir: Path): Seq[Path]
+
+  /** The last-modified time of `path` in epoch milliseconds; throws if it is absent. */
+  def modificationTime(path: Path): Long
+
+  /** Deletes a file or an empty directory; false if nothing was there. */
+  def delete(path: Path): Boolean
 }
 
 /** Picks the [[LogStore]] for a path from its scheme: `file` or none is local, else Hadoop. */

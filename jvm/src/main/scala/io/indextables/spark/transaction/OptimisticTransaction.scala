@@ -40,6 +40,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       if (log.store.putIfAbsent(file, VersionFiles.encode(actions, compressed))) {
         log.recordCommit(base, version, actions)
         logger.info(s"Committed '$operation' as version $version of ${log.tablePath}")
+        CheckpointWriter.afterCommit(log, version)
         return version
       }
       if (attempt >= maxAttempts) {

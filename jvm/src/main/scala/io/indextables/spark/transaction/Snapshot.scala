@@ -10,6 +10,8 @@ import org.apache.hadoop.fs.Path
  *                   drops it. In order of first addition.
  * @param tombstones the latest remove of every path that is not live again.
  * @param mergeSkips the latest mergeskip of every path.
+ * @param stateBase  the Avro state this snapshot was replayed from, if any, so that the next
+ *                   checkpoint can reuse its manifests.
  */
 final case class Snapshot(
     tablePath: Path,
@@ -18,7 +20,8 @@ final case class Snapshot(
     metadata: MetadataAction,
     allFiles: Seq[AddAction],
     tombstones: Seq[RemoveAction],
-    mergeSkips: Seq[MergeSkipAction] = Seq.empty) {
+    mergeSkips: Seq[MergeSkipAction] = Seq.empty,
+    stateBase: Option[StateBase] = None) {
 
   /** Doc mapping JSON by hash, from the `docMappingSchema.<hash>` configuration entries. */
   lazy val schemaRegistry: Map[String, String] =
@@ -35,3 +38,14 @@ final case class Snapshot(
 
   def sizeInBytes: Long = allFiles.iterator.map(_.size).sum
 }
+
+/**
+ * What an incremental Avro checkpoint needs of the state it builds on: its directory, its
+ * manifest, the paths of every entry of its manifests (tombstoned ones included), and the paths
+ * among them that version files replayed after the state added again (their entries are stale).
+ */
+final case class StateBase(
+    stateDir: String,
+    manifest: io.indextables.spark.transaction.state.StateManifest,
+    entryPaths: Set[String],
+    readded: Set[String] = Set.empty)

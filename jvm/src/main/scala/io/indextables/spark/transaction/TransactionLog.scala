@@ -4,7 +4,6 @@ import java.io.FileNotFoundException
 
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
@@ -14,8 +13,9 @@ import org.apache.hadoop.fs.Path
  *
  * Thread-safe. It caches the newest snapshot it has built, so that reading a later version
  * replays only the version files added since. Obtain handles through [[TransactionLog.forTable]].
- * Checkpoints are not read yet: a table whose `_last_checkpoint` is newer than its newest JSON
- * version file is refused rather than shown with stale state.
+ * A snapshot starts from the checkpoint that `_last_checkpoint` names (any of the three forms,
+ * see [[CheckpointReader]]) and replays the version files after it; time travel to a version
+ * before that checkpoint starts from the newest checkpoint at or before it, or from version 0.
  */
 final class TransactionLog private (
     val tablePath: Path,
@@ -28,8 +28,9 @@ final class TransactionLog private (
 
   @volatile private var cached: Option[Snapshot] = None
 
-  /** True when version 0 exists, i.e. the table has been created. */
-  def exists: Boolean = store.exists(VersionFiles.path(logPath, 0))
+  /** True when the table has been created: version 0 or a checkpoint pointer exists. */
+  def exists: Boolean =
+    store.exists(VersionFiles.path(logPath, 0)) || store.exists(lastCheckpointPath)
 
   /** The versions of the JSON version files present, ascending. */
   def listVersions(): Seq[Long] =
@@ -41,20 +42,44 @@ final class TransactionLog private (
    */
   def latestVersion: Option[Long] = {
     val json = listVersions().lastOption
-    (json.toSeq ++ lastCheckpointVersion().toSeq).reduceOption(_ max _)
+    (json.toSeq ++ lastCheckpoint().map(_.version).toSeq).reduceOption(_ max _)
   }
 
   /** The snapshot of the newest version; throws if the table does not exist. */
   def snapshot(): Snapshot =
     latestSnapshotOption().getOrElse(throw TransactionLogErrors.tableNotFound(tablePath))
 
-  /** The snapshot of `version`; throws if its version file (or an earlier one) is missing. */
+  /**
+   * The snapshot of `version` (time travel). Throws when the version does not exist yet, or
+   * when retention removed the version files that it needs and no checkpoint covers it.
+   */
   def snapshotAt(version: Long): Snapshot = {
     val versions = listVersions()
-    if (!versions.contains(version)) {
-      throw TransactionLogErrors.versionNotFound(tablePath, version, latestVersion)
+    val latest = (versions.lastOption.toSeq ++ lastCheckpoint().map(_.version)).reduceOption(
+      _ max _)
+    if (version < 0 || latest.forall(_ < version)) {
+      throw TransactionLogErrors.versionNotFound(tablePath, version, latest)
     }
-    load(version, versions.toSet)
+    load(version, versions)
+  }
+
+  /**
+   * The newest version committed at or before `timestampMs` (epoch ms): a version file's
+   * modification time, or for a version only an Avro state holds, the state's creation time.
+   */
+  def versionAsOfTimestamp(timestampMs: Long, shown: String): Long = {
+    val versions = listVersions()
+    val fromFiles = versions.map(v => v -> store.modificationTime(VersionFiles.path(logPath, v)))
+    val jsonSet = versions.toSet
+    val fromStates = stateVersions().filterNot(jsonSet.contains).flatMap { v =>
+      scala.util.Try(
+        v -> state.AvroStateReader.readManifest(store, logPath, LastCheckpoint.stateDirName(v))
+          .createdAt).toOption
+    }
+    val all = (fromFiles ++ fromStates).sortBy(_._1)
+    if (all.isEmpty) throw TransactionLogErrors.tableNotFound(tablePath)
+    all.filter(_._2 <= timestampMs).lastOption.map(_._1).getOrElse(
+      throw TransactionLogErrors.timestampBeforeTable(tablePath, shown, all.head._1))
   }
 
   def startTransaction(): OptimisticTransaction = new OptimisticTransaction(this)
@@ -62,12 +87,9 @@ final class TransactionLog private (
   /** The newest snapshot, or None when no version file exists yet (a new table). */
   private[transaction] def latestSnapshotOption(): Option[Snapshot] = {
     val versions = listVersions()
-    lastCheckpointVersion().foreach { cp =>
-      if (versions.lastOption.forall(_ < cp)) {
-        throw TransactionLogErrors.checkpointNotSupported(tablePath, cp, versions.lastOption)
-      }
-    }
-    versions.lastOption.map(latest => load(latest, versions.toSet))
+    val cp = lastCheckpoint()
+    (versions.lastOption.toSeq ++ cp.map(_.version)).reduceOption(_ max _)
+      .map(latest => load(latest, versions, cp))
   }
 
   /** Remembers the state after our own commit, so that the next snapshot needs no read. */
@@ -81,25 +103,91 @@ final class TransactionLog private (
     }
   }
 
-  private def load(target: Long, present: Set[Long]): Snapshot = {
-    val base = cached.filter(_.version <= target)
-    base match {
-      case Some(s) if s.version == target => s
-      case _ =>
-        val from = base.map(_.version + 1).getOrElse(0L)
-        val files = (from to target).map { v =>
-          if (!present.contains(v)) {
-            throw TransactionLogErrors.missingVersionFile(tablePath, v, target)
-          }
-          v -> readVersion(v)
+  /** After a checkpoint of `version`, later replays from the cache build on its state. */
+  private[transaction] def recordStateBase(version: Long, base: StateBase): Unit = synchronized {
+    cached = cached.map(c => if (c.version == version) c.copy(stateBase = Some(base)) else c)
+  }
+
+  /** The snapshot we cached for `version`, if it is the one cached. */
+  private[transaction] def cachedSnapshot(version: Long): Option[Snapshot] =
+    cached.filter(_.version == version)
+
+  private[transaction] def lastCheckpointPath: Path =
+    new Path(logPath, TransactionLog.LastCheckpointName)
+
+  private def load(target: Long, versions: Seq[Long]): Snapshot =
+    load(target, versions, lastCheckpoint())
+
+  private def load(target: Long, versions: Seq[Long], pointer: Option[LastCheckpoint])
+      : Snapshot = {
+    val present = versions.toSet
+    val hit = cached.filter(_.version == target)
+    if (hit.isDefined) return hit.get
+    val checkpoint = checkpointAtOrBefore(target, pointer, present)
+    val fromCache = cached.filter { c =>
+      c.version < target && checkpoint.forall(_.version <= c.version)
+    }
+    val base = fromCache.orElse(checkpoint.map(readCheckpoint(_, versions)))
+    val from = base.map(_.version + 1).getOrElse(0L)
+    val files = (from to target).map { v =>
+      if (!present.contains(v)) {
+        if (base.isEmpty && versions.headOption.forall(_ > v)) {
+          throw TransactionLogErrors.versionRemoved(tablePath, target, earliestReadable(versions))
         }
-        val snapshot = LogReplay.replay(tablePath, base, files)
-        synchronized {
-          if (cached.forall(_.version < snapshot.version)) cached = Some(snapshot)
-        }
-        snapshot
+        throw TransactionLogErrors.missingVersionFile(tablePath, v, target)
+      }
+      v -> readVersion(v)
+    }
+    val snapshot = LogReplay.replay(tablePath, base, files)
+    synchronized {
+      if (cached.forall(_.version < snapshot.version)) cached = Some(snapshot)
+    }
+    snapshot
+  }
+
+  /**
+   * The checkpoint to start `target` from: the one `_last_checkpoint` names when it is not
+   * newer than `target`; otherwise (time travel, or no pointer while version files are
+   * missing) the newest state directory or JSON checkpoint at or before `target`.
+   */
+  private def checkpointAtOrBefore(
+      target: Long,
+      pointer: Option[LastCheckpoint],
+      present: Set[Long]): Option[CheckpointReader.Source] =
+    pointer.filter(_.version <= target) match {
+      case Some(cp) => Some(CheckpointReader.sourceOf(cp))
+      case None if pointer.isEmpty && (0L to target).forall(present.contains) => None
+      case None => listCheckpoints().filter(_.version <= target).lastOption
+    }
+
+  /** Every checkpoint on storage, ascending by version (an Avro state wins a tie). */
+  private def listCheckpoints(): Seq[CheckpointReader.Source] = {
+    val avro = stateVersions().map(v =>
+      CheckpointReader.AvroSource(v, LastCheckpoint.stateDirName(v)): CheckpointReader.Source)
+    val json = store.list(logPath)
+      .flatMap(p => CheckpointReader.versionOfJsonCheckpoint(p.getName))
+      .map(v => CheckpointReader.JsonSource(v): CheckpointReader.Source)
+    (json ++ avro).groupBy(_.version).toSeq.sortBy(_._1).map { case (_, s) =>
+      s.find(_.isInstanceOf[CheckpointReader.AvroSource]).getOrElse(s.head)
     }
   }
+
+  /** Versions of the state directories that hold a `_manifest.avro`. */
+  private def stateVersions(): Seq[Long] =
+    store.listDirectories(logPath).flatMap { d =>
+      LastCheckpoint.versionOfStateDir(d.getName)
+        .filter(_ => store.exists(new Path(d, state.AvroStateReader.ManifestFileName)))
+    }.sorted
+
+  private def earliestReadable(versions: Seq[Long]): Option[Long] = {
+    val cps = listCheckpoints().map(_.version)
+    (cps.headOption.toSeq ++ versions.headOption.filter(_ == 0L)).reduceOption(_ min _)
+  }
+
+  private def readCheckpoint(source: CheckpointReader.Source, versions: Seq[Long]): Snapshot =
+    CheckpointReader.read(tablePath, logPath, store, source,
+      TransactionLogConfig.int(options, TransactionLogConfig.StateReadParallelism),
+      versions, readVersion)
 
   private def readVersion(version: Long): Seq[Action] = {
     val file = VersionFiles.path(logPath, version)
@@ -109,18 +197,22 @@ final class TransactionLog private (
         case e: FileNotFoundException =>
           throw TransactionLogErrors.unreadableVersionFile(file, "the file disappeared", e)
       }
-    VersionFiles.decode(file, bytes)
+    val actions = VersionFiles.decode(file, bytes)
+    actions.foreach {
+      case p: ProtocolAction if p.minReaderVersion > TransactionLog.MaxReaderVersion =>
+        throw TransactionLogErrors.unsupportedReaderVersionIn(tablePath, file, p.minReaderVersion)
+      case _ =>
+    }
+    actions
   }
 
-  private def lastCheckpointVersion(): Option[Long] = {
-    val file = new Path(logPath, TransactionLog.LastCheckpointName)
+  /** The checkpoint pointer, or None when absent or unreadable (then the JSON log is used). */
+  private[transaction] def lastCheckpoint(): Option[LastCheckpoint] = {
+    val file = lastCheckpointPath
     if (!store.exists(file)) None
     else {
-      try {
-        Option(TransactionLog.mapper.readTree(store.read(file)).get("version"))
-          .filter(_.canConvertToLong)
-          .map(_.asLong())
-      } catch {
+      try Some(LastCheckpoint.fromJson(store.read(file)))
+      catch {
         // An unreadable pointer must not make the JSON log unreadable; it is ignored.
         case NonFatal(_) => None
       }
@@ -143,7 +235,6 @@ object TransactionLog {
   val LastCheckpointName: String = "_last_checkpoint"
 
   private val CacheSize = 64
-  private val mapper = new ObjectMapper()
 
   private val cache = new java.util.LinkedHashMap[(String, Map[String, String]), TransactionLog](
     16, 0.75f, true) {

@@ -48,17 +48,30 @@ object TransactionLogErrors {
         s"supports writer versions up to ${TransactionLog.MaxWriterVersion}. " +
         "Upgrade IndexTables to write to it.")
 
+  def unsupportedReaderVersionIn(tablePath: Path, file: Path, required: Int)
+      : TransactionLogException =
+    new TransactionLogException(
+      s"Table $tablePath requires reader protocol version $required (in $file), but this " +
+        s"IndexTables supports reader versions up to ${TransactionLog.MaxReaderVersion}. " +
+        "Upgrade IndexTables to read it.")
+
+  def versionRemoved(tablePath: Path, version: Long, earliest: Option[Long])
+      : TransactionLogException =
+    new TransactionLogException(
+      s"Version $version of table $tablePath can no longer be read: its version files were " +
+        "removed by log retention and no checkpoint covers it; the earliest readable version " +
+        s"is ${earliest.map(_.toString).getOrElse("unknown")}.")
+
+  def timestampBeforeTable(tablePath: Path, timestamp: String, earliest: Long)
+      : TransactionLogException =
+    new TransactionLogException(
+      s"Timestamp $timestamp is before the earliest readable version ($earliest) of table " +
+        s"$tablePath; use a later timestamp or versionAsOf.")
+
   def missingProtocolOrMetadata(tablePath: Path, version: Long, what: String)
       : TransactionLogException =
     new TransactionLogException(
       s"Table $tablePath has no $what action in versions 0..$version; the log is corrupt.")
-
-  def checkpointNotSupported(tablePath: Path, checkpointVersion: Long, jsonVersion: Option[Long])
-      : TransactionLogException =
-    new TransactionLogException(
-      s"Table $tablePath has a checkpoint at version $checkpointVersion (_last_checkpoint) newer " +
-        s"than its newest JSON version file (${jsonVersion.map(_.toString).getOrElse("none")}); " +
-        "reading checkpoints is not supported yet, so its current state cannot be read.")
 
   def invalidCommit(tablePath: Path, operation: String, reason: String): TransactionLogException =
     new TransactionLogException(s"Cannot commit '$operation' to table $tablePath: $reason")

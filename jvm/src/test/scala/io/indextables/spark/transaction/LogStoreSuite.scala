@@ -38,4 +38,24 @@ class LogStoreSuite extends AnyFunSuite {
   test("Hadoop store: put-if-absent never overwrites") {
     withTempDir(dir => checkPutIfAbsent(new HadoopLogStore(hadoopConf), dir))
   }
+
+  private def checkOverwriteAndDirectories(store: LogStore, dir: File): Unit = {
+    val log = new Path(new Path(dir.toURI), "log")
+    val pointer = new Path(log, "_last_checkpoint")
+    store.overwrite(pointer, "one".getBytes(UTF_8))
+    store.overwrite(pointer, "two".getBytes(UTF_8))
+    assert(new String(store.read(pointer), UTF_8) === "two")
+    assert(store.modificationTime(pointer) > 0L)
+    assert(store.putIfAbsent(new Path(log, "state-v00000000000000000001/_manifest.avro"),
+      Array[Byte](1)))
+    assert(store.listDirectories(log).map(_.getName) === Seq("state-v00000000000000000001"))
+    assert(store.list(log).map(_.getName).filter(!_.startsWith(".")) === Seq("_last_checkpoint"))
+    assert(store.delete(pointer) && !store.exists(pointer) && !store.delete(pointer))
+    assert(store.listDirectories(new Path(log, "missing")).isEmpty)
+  }
+
+  test("local and Hadoop stores: overwrite replaces, directories list, files delete") {
+    withTempDir(dir => checkOverwriteAndDirectories(LocalLogStore, dir))
+    withTempDir(dir => checkOverwriteAndDirectories(new HadoopLogStore(hadoopConf), dir))
+  }
 }

@@ -1,0 +1,145 @@
+package io.indextables.spark.transaction
+
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.hadoop.fs.Path
+import org.slf4j.LoggerFactory
+
+import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateConfig, AvroStateWriter}
+
+/**
+ * Writes checkpoints: every `checkpoint.interval` versions after a commit, or on request.
+ *
+ * The format follows `spark.indextables.state.format`: `avro` writes an Avro state (see
+ * [[AvroStateWriter]]), `json` a single-file JSON checkpoint, or a multi-part one when the
+ * actions exceed `checkpoint.actionsPerPart`. The checkpoint is written completely before
+ * `_last_checkpoint` is replaced, so an interrupted checkpoint leaves the table readable at its
+ * previous checkpoint. After a checkpoint that follows a commit, [[LogRetention]] removes what
+ * it made unnecessary. Driver side; stateless.
+ */
+object CheckpointWriter {
+
+  private val logger = LoggerFactory.getLogger(getClass)
+  private val mapper = new ObjectMapper()
+
+  import TransactionLogConfig._
+
+  /** True when a commit of `version` should be followed by a checkpoint. */
+  def due(options: Map[String, String], version: Long): Boolean =
+    boolean(options, CheckpointEnabled) && version > 0 &&
+      version % int(options, CheckpointInterval) == 0
+
+  /**
+   * Checkpoints `version` if it is due; a failure is logged, never thrown, because the commit
+   * it follows has succeeded and the table stays readable from its version files.
+   */
+  private[transaction] def afterCommit(log: TransactionLog, version: Long): Unit =
+    if (due(log.options, version)) {
+      try {
+        checkpoint(log, log.cachedSnapshot(version).getOrElse(log.snapshotAt(version)))
+        LogRetention.cleanup(log)
+      } catch {
+        case NonFatal(e) =>
+          logger.warn(s"Checkpoint of version $version of ${log.tablePath} failed; the table " +
+            "stays readable from its version files", e)
+      }
+    }
+
+  /** Writes a checkpoint of `snapshot` and points `_last_checkpoint` at it; returns the pointer. */
+  def checkpoint(log: TransactionLog, snapshot: Snapshot, forceCompaction: Boolean = false)
+      : LastCheckpoint = checkpointWith(log.store, log, snapshot, forceCompaction)
+
+  private[transaction] def checkpointWith(
+      store: LogStore,
+      log: TransactionLog,
+      snapshot: Snapshot,
+      forceCompaction: Boolean): LastCheckpoint = {
+    val options = log.options
+    val pointer = log.lastCheckpoint()
+    val format = string(options, StateFormat, Set("avro", "json"))
+    val cp =
+      if (format == "avro") writeAvro(store, log, snapshot, pointer, forceCompaction)
+      else writeJson(store, log.logPath, snapshot, int(options, CheckpointActionsPerPart))
+    // Never move the pointer backwards (a concurrent writer may have checkpointed later).
+    if (log.lastCheckpoint().forall(_.version < cp.version)) {
+      store.overwrite(log.lastCheckpointPath, cp.toJson)
+    }
+    logger.info(s"Checkpointed version ${cp.version} of ${log.tablePath} (${cp.format.get})")
+    cp
+  }
+
+  private def writeAvro(
+      store: LogStore,
+      log: TransactionLog,
+      snapshot: Snapshot,
+      pointer: Option[LastCheckpoint],
+      forceCompaction: Boolean): LastCheckpoint = {
+    val options = log.options
+    val config = AvroStateConfig(
+      codec = AvroStateCodec.codec(
+        string(options, StateCompression, Set("zstd", "snappy", "none")),
+        int(options, StateCompressionLevel)),
+      entriesPerManifest = int(options, StateEntriesPerManifest),
+      tombstoneThreshold = double(options, CompactionTombstoneThreshold),
+      maxManifests = int(options, CompactionMaxManifests),
+      forceCompaction = forceCompaction,
+      renormalizeThreshold = int(options, SchemaRenormalizeThreshold))
+    // Incremental only on the state the pointer names, and only when the snapshot was replayed
+    // from it (then it knows which entries later versions replaced); otherwise compaction.
+    val base = snapshot.stateBase.filter { b =>
+      pointer.exists(p => p.isAvroState && p.version < snapshot.version &&
+        p.stateDir.getOrElse(LastCheckpoint.stateDirName(p.version)) == b.stateDir)
+    }
+    val result = AvroStateWriter.write(store, log.logPath, snapshot, base, config)
+    result.stateBase.foreach(b => log.recordStateBase(snapshot.version, b))
+    LastCheckpoint(
+      version = snapshot.version,
+      size = snapshot.numFiles.toLong,
+      sizeInBytes = snapshot.sizeInBytes,
+      numFiles = snapshot.numFiles.toLong,
+      createdTime = result.manifest.createdAt,
+      format = Some(LastCheckpoint.AvroStateFormat),
+      stateDir = Some(result.stateDir))
+  }
+
+  private def writeJson(store: LogStore, logPath: Path, snapshot: Snapshot, perPart: Int)
+      : LastCheckpoint = {
+    val version = snapshot.version
+    val header: Seq[Action] = Seq(snapshot.protocol, snapshot.metadata) ++ snapshot.mergeSkips
+    val actions = header ++ snapshot.allFiles
+    val file = new Path(logPath, CheckpointReader.jsonCheckpointName(version))
+    val now = System.currentTimeMillis()
+    val base = LastCheckpoint(version, actions.size.toLong, snapshot.sizeInBytes,
+      snapshot.numFiles.toLong, now)
+    if (actions.size <= perPart) {
+      store.putIfAbsent(file, VersionFiles.encode(actions, compressed = true))
+      base.copy(format = Some(LastCheckpoint.JsonFormat))
+    } else {
+      val id = UUID.randomUUID().toString.replace("-", "").take(12)
+      val parts = actions.grouped(perPart).zipWithIndex.map { case (chunk, i) =>
+        val name = f"$version%020d.checkpoint.$id.${i + 1}%05d.json"
+        store.putIfAbsent(new Path(logPath, name), VersionFiles.encode(chunk, compressed = true))
+        name
+      }.toVector
+      val m = mapper.createObjectNode()
+      m.put("version", version)
+      m.put("checkpointId", id)
+      val arr = m.putArray("parts")
+      parts.foreach(arr.add)
+      m.put("createdTime", now)
+      m.put("format", "json")
+      val (winnerId, winnerParts) =
+        if (store.putIfAbsent(file, mapper.writeValueAsBytes(m))) (id, parts.size)
+        else {
+          // Another writer's checkpoint of this version won; ours is left unreferenced.
+          val other = mapper.readTree(store.read(file))
+          (other.get("checkpointId").asText(), other.get("parts").size())
+        }
+      base.copy(parts = Some(winnerParts), checkpointId = Some(winnerId),
+        format = Some(LastCheckpoint.MultiPartFormat))
+    }
+  }
+}

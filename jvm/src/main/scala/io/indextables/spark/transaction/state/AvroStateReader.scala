@@ -1,0 +1,109 @@
+package io.indextables.spark.transaction.state
+
+import java.io.FileNotFoundException
+import java.util.concurrent.{Callable, Executors, TimeUnit}
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+
+import io.indextables.spark.transaction.{LogStore, TransactionLogErrors}
+
+/**
+ * The live files of an Avro state: its manifest, and every entry of the manifests it references
+ * with the state's tombstones applied. `entryPaths` holds the paths of all entries, tombstoned
+ * or not, which an incremental writer needs to know. Immutable.
+ */
+final case class AvroState(
+    stateDir: String,
+    manifest: StateManifest,
+    live: Seq[FileEntry],
+    entryPaths: Set[String])
+
+/**
+ * Reads `state-v<version>/_manifest.avro` and the manifests it references, on the driver.
+ * Stateless; every failure is a [[io.indextables.spark.transaction.TransactionLogException]]
+ * naming the file at fault.
+ */
+object AvroStateReader {
+
+  val ManifestFileName: String = "_manifest.avro"
+  val SharedManifestDir: String = "manifests"
+
+  /**
+   * The file a manifest path of a state refers to, by protocol.md's three forms: shared
+   * (`manifests/...`) and normalised legacy (`state-v.../...`) paths are relative to the log
+   * root, any other path to the state directory.
+   */
+  def resolveManifestPath(logPath: Path, stateDir: String, path: String): Path =
+    if (path.startsWith(SharedManifestDir + "/") || path.startsWith("state-v")) {
+      new Path(logPath, path)
+    } else {
+      new Path(new Path(logPath, stateDir), path)
+    }
+
+  def stateManifestPath(logPath: Path, stateDir: String): Path =
+    new Path(new Path(logPath, stateDir), ManifestFileName)
+
+  /** Reads only the state manifest (no entries). */
+  def readManifest(store: LogStore, logPath: Path, stateDir: String): StateManifest = {
+    val file = stateManifestPath(logPath, stateDir)
+    val bytes = readFile(store, file, "the state manifest is missing")
+    try AvroStateCodec.decodeStateManifest(bytes)
+    catch {
+      case NonFatal(e) =>
+        throw TransactionLogErrors.unreadableVersionFile(
+          file, s"not a readable Avro state manifest (${e.getMessage})", e)
+    }
+  }
+
+  /**
+   * Reads the state in `stateDir` with `parallelism` concurrent manifest reads. Entries of later
+   * manifests replace entries of the same path in earlier ones.
+   */
+  def read(store: LogStore, logPath: Path, stateDir: String, parallelism: Int): AvroState = {
+    val manifest = readManifest(store, logPath, stateDir)
+    val files = manifest.manifests.map(m => resolveManifestPath(logPath, stateDir, m.path))
+    val perManifest = mapInParallel(files, parallelism)(f => readEntries(store, f))
+    val byPath = mutable.LinkedHashMap.empty[String, FileEntry]
+    perManifest.foreach(_.foreach(e => byPath.put(e.add.path, e)))
+    val entryPaths = byPath.keySet.toSet
+    manifest.tombstones.foreach(byPath.remove)
+    AvroState(stateDir, manifest, byPath.values.toVector, entryPaths)
+  }
+
+  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = {
+    val bytes = readFile(store, file, "a manifest that the state references is missing")
+    try AvroStateCodec.decodeFileEntries(bytes)
+    catch {
+      case NonFatal(e) =>
+        throw TransactionLogErrors.unreadableVersionFile(
+          file, s"not a readable Avro manifest (${e.getMessage})", e)
+    }
+  }
+
+  private def readFile(store: LogStore, file: Path, missing: String): Array[Byte] =
+    try store.read(file)
+    catch {
+      case e: FileNotFoundException =>
+        throw TransactionLogErrors.unreadableVersionFile(file, missing, e)
+    }
+
+  private def mapInParallel[A, B](items: Seq[A], parallelism: Int)(f: A => B): Seq[B] =
+    if (items.size <= 1 || parallelism <= 1) items.map(f)
+    else {
+      val pool = Executors.newFixedThreadPool(math.min(parallelism, items.size))
+      try {
+        val futures = items.map(i => pool.submit(new Callable[B] { def call(): B = f(i) }))
+        futures.map { fu =>
+          try fu.get()
+          catch { case e: java.util.concurrent.ExecutionException => throw e.getCause }
+        }
+      } finally {
+        pool.shutdownNow()
+        pool.awaitTermination(10, TimeUnit.SECONDS)
+      }
+    }
+
+}

@@ -1,0 +1,188 @@
+package io.indextables.spark.transaction.state
+
+import java.util.UUID
+
+import org.apache.avro.file.CodecFactory
+import org.apache.hadoop.fs.Path
+
+import io.indextables.spark.transaction.{ActionSerde, AddAction, LogStore, SchemaHash}
+import io.indextables.spark.transaction.{Snapshot, StateBase}
+
+/**
+ * Settings of one Avro state write, from the `spark.indextables.state.*` keys.
+ *
+ * @param tombstoneThreshold compaction when tombstones exceed this share of all entries
+ * @param maxManifests       compaction when the state would reference more manifests
+ * @param forceCompaction    rewrite every live entry into new manifests regardless
+ * @param renormalizeThreshold above this many distinct docMappingRefs, every ref is re-hashed
+ *                           with the canonical rule, merging schemas hashed from differently
+ *                           ordered JSON (the state is then compacted)
+ */
+final case class AvroStateConfig(
+    codec: CodecFactory,
+    entriesPerManifest: Int,
+    tombstoneThreshold: Double,
+    maxManifests: Int,
+    forceCompaction: Boolean = false,
+    renormalizeThreshold: Int = 5)
+
+/** What a state write did: the state directory, and whether it rewrote all entries. */
+final case class AvroStateWriteResult(
+    stateDir: String,
+    manifest: StateManifest,
+    compacted: Boolean,
+    newManifests: Seq[String],
+    alreadyExisted: Boolean,
+    stateBase: Option[StateBase])
+
+/**
+ * Writes the Avro state of a snapshot as `state-v<version>/_manifest.avro`, in the forms that
+ * IndexTables 0.5.4 writes (same schemas, shared `manifests/manifest-<hash>.avro` files).
+ *
+ * Incremental by default: the new state references the manifests of `base` (the state the
+ * previous checkpoint wrote, which the snapshot was replayed from), adds one or more manifests
+ * holding only the files added since,
+ * and lists the files removed since as tombstones. It rewrites every live entry instead
+ * (compaction) when there is no base, when tombstones would exceed the threshold, when the
+ * manifest count would exceed the maximum, or when a tombstoned path comes back.
+ *
+ * Every file is written with put-if-absent, manifests before the state manifest, so an
+ * interrupted write leaves only unreferenced files behind. Driver side; stateless.
+ */
+object AvroStateWriter {
+
+  def write(
+      store: LogStore,
+      logPath: Path,
+      snapshot: Snapshot,
+      base: Option[StateBase],
+      config: AvroStateConfig): AvroStateWriteResult = {
+    val version = snapshot.version
+    val stateDir = io.indextables.spark.transaction.LastCheckpoint.stateDirName(version)
+    val stateFile = AvroStateReader.stateManifestPath(logPath, stateDir)
+    if (store.exists(stateFile)) {
+      // Another writer checkpointed this version already; its state is as good as ours.
+      return AvroStateWriteResult(stateDir, AvroStateReader.readManifest(store, logPath, stateDir),
+        compacted = false, Nil, alreadyExisted = true, stateBase = None)
+    }
+    val now = System.currentTimeMillis()
+    val partitionColumns = snapshot.metadata.partitionColumns
+    val remap = renormalization(snapshot, config.renormalizeThreshold)
+    val live = if (remap.isEmpty) snapshot.allFiles else snapshot.allFiles.map { a =>
+      a.copy(docMappingRef = a.docMappingRef.map(r => remap.getOrElse(r, r)))
+    }
+    val livePaths = live.iterator.map(_.path).toSet
+
+    val plan = base.filter(_ => !config.forceCompaction && remap.isEmpty).flatMap { b =>
+      val baseLive = b.entryPaths -- b.manifest.tombstones
+      val added = live.filterNot(a => baseLive.contains(a.path))
+      val removed = baseLive.filterNot(livePaths.contains)
+      val tombstones = b.manifest.tombstones ++ removed.toSeq.sorted
+      val totalEntries = b.manifest.manifests.map(_.numEntries).sum + added.size
+      val perManifest = config.entriesPerManifest
+      val newManifestCount = (added.size + perManifest - 1) / perManifest
+      val readded = b.readded.nonEmpty || added.exists(a => b.entryPaths.contains(a.path))
+      val tooManyTombstones =
+        totalEntries > 0 && tombstones.size.toDouble / totalEntries > config.tombstoneThreshold
+      val tooManyManifests = b.manifest.manifests.size + newManifestCount > config.maxManifests
+      if (readded || tooManyTombstones || tooManyManifests) None
+      else Some((b, added, tombstones))
+    }
+
+    val (manifests, tombstones, newManifests) = plan match {
+      case Some((b, added, tomb)) =>
+        val written = writeManifests(store, logPath, added, version, now, partitionColumns, config)
+        (b.manifest.manifests ++ written, tomb, written.map(_.path))
+      case None =>
+        val written = writeManifests(store, logPath, live, version, now, partitionColumns, config)
+        (written, Nil, written.map(_.path))
+    }
+
+    val inlineRegistry = live.flatMap { a =>
+      if (a.docMappingRef.isDefined) None else a.docMappingJson.map(j => SchemaHash.compute(j) -> j)
+    }.toMap
+    val registry = inlineRegistry ++ snapshot.schemaRegistry.map { case (h, json) =>
+      remap.getOrElse(h, h) -> json
+    }
+    val metadata = snapshot.metadata.copy(configuration =
+      snapshot.metadata.configuration.filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix)))
+    val manifest = StateManifest(
+      formatVersion = StateManifest.FormatVersion,
+      stateVersion = version,
+      createdAt = now,
+      numFiles = live.size.toLong,
+      totalBytes = snapshot.sizeInBytes,
+      manifests = manifests,
+      tombstones = tombstones,
+      schemaRegistry = registry,
+      protocolVersion = StateManifest.ProtocolVersion,
+      metadata = Some(ActionSerde.toJson(metadata)))
+    val written = store.putIfAbsent(stateFile,
+      AvroStateCodec.encodeStateManifest(manifest, config.codec))
+    val entryPaths = plan match {
+      case Some((b, added, _)) => b.entryPaths ++ added.map(_.path)
+      case None => livePaths
+    }
+    AvroStateWriteResult(stateDir, manifest, compacted = plan.isEmpty, newManifests,
+      alreadyExisted = !written,
+      stateBase = if (written) Some(StateBase(stateDir, manifest, entryPaths)) else None)
+  }
+
+  /** Old ref to canonical ref, for the refs whose hash is not canonical; empty below threshold. */
+  private def renormalization(snapshot: Snapshot, threshold: Int): Map[String, String] = {
+    val refs = snapshot.allFiles.flatMap(_.docMappingRef).distinct
+    if (refs.size <= threshold) Map.empty
+    else refs.flatMap { r =>
+      snapshot.schemaRegistry.get(r).map(json => r -> SchemaHash.compute(json))
+    }.filter { case (from, to) => from != to }.toMap
+  }
+
+  /** Writes `files` as manifests of at most entriesPerManifest entries each. */
+  private def writeManifests(
+      store: LogStore,
+      logPath: Path,
+      files: Seq[AddAction],
+      version: Long,
+      now: Long,
+      partitionColumns: Seq[String],
+      config: AvroStateConfig): Seq[ManifestInfo] =
+    files.grouped(config.entriesPerManifest).map { chunk =>
+      val entries = chunk.map { a =>
+        // Avro maps cannot hold nulls: a SQL NULL partition value is written as an absent key.
+        // An inline (pre-V3) doc mapping moves to the registry; see inlineRegistry.
+        val add = a.copy(partitionValues = a.partitionValues.filter(_._2 != null),
+          docMappingRef = a.docMappingRef.orElse(a.docMappingJson.map(SchemaHash.compute)),
+          docMappingJson = None)
+        FileEntry(add, version, now)
+      }
+      val bytes = AvroStateCodec.encodeFileEntries(entries, config.codec)
+      val path = putWithFreshName(store, logPath, bytes)
+      ManifestInfo(
+        path = path,
+        numEntries = entries.size.toLong,
+        minAddedAtVersion = version,
+        maxAddedAtVersion = version,
+        partitionBounds = bounds(chunk, partitionColumns))
+    }.toVector
+
+  private def putWithFreshName(store: LogStore, logPath: Path, bytes: Array[Byte]): String = {
+    var attempt = 0
+    while (attempt < 10) {
+      val hash = UUID.randomUUID().toString.replace("-", "").take(8)
+      val rel = s"${AvroStateReader.SharedManifestDir}/manifest-$hash.avro"
+      if (store.putIfAbsent(new Path(logPath, rel), bytes)) return rel
+      attempt += 1
+    }
+    throw new IllegalStateException(s"Could not find a free manifest name under $logPath")
+  }
+
+  /** Min and max of every partition column over `files` (nulls ignored), None if unpartitioned. */
+  def bounds(files: Seq[AddAction], partitionColumns: Seq[String])
+      : Option[Map[String, PartitionBounds]] =
+    if (partitionColumns.isEmpty) None
+    else Some(partitionColumns.map { c =>
+      val values = files.flatMap(_.partitionValues.get(c)).filter(_ != null)
+      c -> (if (values.isEmpty) PartitionBounds(None, None)
+            else PartitionBounds(Some(values.min), Some(values.max)))
+    }.toMap)
+}

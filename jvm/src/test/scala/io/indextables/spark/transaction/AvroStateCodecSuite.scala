@@ -1,0 +1,72 @@
+package io.indextables.spark.transaction
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import io.indextables.spark.transaction.state._
+
+/** Round trips of the checkpoint forms: Avro state records and the `_last_checkpoint` pointer. */
+class AvroStateCodecSuite extends AnyFunSuite {
+
+  private val fullAdd = AddAction(
+    path = "date=2024-01-01/splits/split-abc.split",
+    partitionValues = Map("date" -> "2024-01-01"),
+    size = 1048576L,
+    modificationTime = 1704067200000L,
+    dataChange = false,
+    stats = Some("""{"numRecords":1000}"""),
+    minValues = Some(Map("score" -> "0.1")),
+    maxValues = Some(Map("score" -> "0.9")),
+    numRecords = Some(1000L),
+    hasFooterOffsets = true,
+    footerStartOffset = Some(900000L),
+    footerEndOffset = Some(1048500L),
+    splitTags = Some(Set("a", "b")),
+    numMergeOps = Some(2),
+    docMappingRef = Some("ab12cd34ef56gh78"),
+    uncompressedSizeBytes = Some(2000000L))
+
+  Seq("zstd", "snappy", "none").foreach { codec =>
+    test(s"every FileEntry field round-trips ($codec)") {
+      val entries = Seq(FileEntry(fullAdd, 42L, 1704067200001L),
+        FileEntry(TransactionTestUtils.add("p"), 0L, 0L))
+      val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec(codec, 3))
+      assert(AvroStateCodec.decodeFileEntries(bytes) === entries)
+    }
+  }
+
+  test("every StateManifest field round-trips, bounds and null bounds included") {
+    val m = StateManifest(
+      formatVersion = 1, stateVersion = 42L, createdAt = 1704067200000L, numFiles = 15000L,
+      totalBytes = 1099511627776L,
+      manifests = Seq(
+        ManifestInfo("manifests/manifest-a1b2c3d4.avro", 50000L, 0L, 42L,
+          Some(Map("date" -> PartitionBounds(Some("2024-01-01"), Some("2024-01-31")),
+            "region" -> PartitionBounds(None, None))), tombstoneCount = 3L, liveEntryCount = 7L),
+        ManifestInfo("manifest-legacy.avro", 1L, 5L, 5L, None)),
+      tombstones = Seq("splits/old.split"),
+      schemaRegistry = Map("ab12cd34ef56gh78" -> """[{"name":"title"}]"""),
+      protocolVersion = 4,
+      metadata = Some("""{"metaData":{"id":"x"}}"""))
+    val bytes = AvroStateCodec.encodeStateManifest(m, AvroStateCodec.codec("zstd", 3))
+    assert(AvroStateCodec.decodeStateManifest(bytes) === m)
+  }
+
+  test("_last_checkpoint round-trips in its three forms") {
+    Seq(
+      LastCheckpoint(42L, 15000L, 104857600L, 15000L, 1704067200000L,
+        format = Some("avro-state"), stateDir = Some("state-v00000000000000000042")),
+      LastCheckpoint(10L, 12L, 500L, 10L, 1L, format = Some("json")),
+      LastCheckpoint(10L, 12L, 500L, 10L, 1L, parts = Some(3), checkpointId = Some("abc"),
+        format = Some("json-multipart"))).foreach { cp =>
+      assert(LastCheckpoint.fromJson(cp.toJson) === cp)
+    }
+    val legacy = LastCheckpoint.fromJson("""{"version":3,"size":1,"sizeInBytes":2,
+      "numFiles":1,"createdTime":5,"checkpointId":"id"}""".getBytes("UTF-8"))
+    assert(legacy.isMultiPart && !legacy.isAvroState)
+  }
+
+  test("an unknown compression is refused with the accepted values") {
+    val e = intercept[IllegalArgumentException](AvroStateCodec.codec("lz4", 1))
+    assert(e.getMessage.contains("zstd, snappy or none"))
+  }
+}
