@@ -37,7 +37,8 @@ def make_logs(n: int, seed: int) -> list[Row]:
     for i in range(n):
         words = [rng.choice(WORDS) for _ in range(rng.randint(2, 7))]
         sep = rng.choice([" ", ", ", "-", ": "])
-        message = None if i % 17 == 0 else sep.join(w.upper() if rng.random() < 0.2 else w for w in words)
+        upper = [w.upper() if rng.random() < 0.2 else w for w in words]
+        message = None if i % 17 == 0 else sep.join(upper)
         rows.append((i, LEVELS[i % 4] if i % 13 else None, rng.choice(COMPONENTS), message))
     return rows
 
@@ -77,14 +78,15 @@ def test_helper_sets_the_extensions(spark: SparkSession) -> None:
     assert indextables.EXTENSIONS_CLASS in spark.conf.get("spark.sql.extensions").split(",")
 
 
-def test_temp_view_and_and_with_regular_predicate(spark: SparkSession, tables: dict[str, str]) -> None:
+def test_temp_view_and_regular_predicate(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = ("SELECT id FROM iq_logs WHERE level = 'ERROR' AND "
            "message indexquery 'timeout OR connection'")
     expected = ids_where(lambda r: r[1] == "ERROR" and (has(r, "timeout") or has(r, "connection")))
     assert expected and sql_ids(spark, sql) == expected
     scan = scan_node(spark.sql(sql))
     assert "PushedIndexQuery: [message indexquery 'timeout OR connection']" in scan
-    assert '"field":"level"' in scan and '"text":"timeout"' in scan and '"text":"connection"' in scan
+    for part in ('"field":"level"', '"text":"timeout"', '"text":"connection"'):
+        assert part in scan
 
 
 def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
@@ -100,12 +102,15 @@ def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
 
 
 def test_subquery_alias_with_renamed_column(spark: SparkSession, tables: dict[str, str]) -> None:
-    sql = "SELECT s.id FROM (SELECT id, message AS m FROM iq_logs) s WHERE s.m indexquery 'lock AND retry'"
+    sql = (
+        "SELECT s.id FROM (SELECT id, message AS m FROM iq_logs) s "
+        "WHERE s.m indexquery 'lock AND retry'"
+    )
     expected = ids_where(lambda r: has(r, "lock") and has(r, "retry"))
     assert expected and sql_ids(spark, sql) == expected
 
 
-def test_join_pushes_each_side_to_its_own_scan(spark: SparkSession, tables: dict[str, str]) -> None:
+def test_join_pushes_each_side_to_its_scan(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = ("SELECT l.id FROM iq_logs l JOIN iq_notes n ON l.id = n.id "
            "WHERE l.message indexquery 'disk' AND n.note indexquery 'socket'")
     notes = {i: tokens(note) for i, note in NOTES}
@@ -116,15 +121,15 @@ def test_join_pushes_each_side_to_its_own_scan(spark: SparkSession, tables: dict
     assert "PushedIndexQuery: [note indexquery 'socket']" in plan
 
 
-def test_indexquery_inside_or_with_regular_predicate(spark: SparkSession, tables: dict[str, str]) -> None:
+def test_indexquery_inside_or(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = "SELECT id FROM iq_logs WHERE component = 'auth' OR message indexquery 'peer'"
     expected = ids_where(lambda r: r[2] == "auth" or has(r, "peer"))
     assert sql_ids(spark, sql) == expected
-    assert "PushedIndexQuery: [(EqualTo(component,auth) OR message indexquery 'peer')]" in scan_node(
-        spark.sql(sql))
+    pushed = "PushedIndexQuery: [(EqualTo(component,auth) OR message indexquery 'peer')]"
+    assert pushed in scan_node(spark.sql(sql))
 
 
-def test_indexquery_under_not_follows_three_valued_logic(spark: SparkSession, tables: dict[str, str]) -> None:
+def test_indexquery_under_not(spark: SparkSession, tables: dict[str, str]) -> None:
     # NOT(a OR b) is TRUE only where a and b are both FALSE; a null level makes `level = 'WARN'`
     # null, so those rows drop out. An indexquery is FALSE for a null message.
     sql = "SELECT id FROM iq_logs WHERE NOT (level = 'WARN' OR message indexquery 'disk')"
@@ -172,10 +177,13 @@ def test_indexquery_on_a_non_indextables_view_fails_at_analysis(spark: SparkSess
     assert "not an IndexTables table" in error_text(e.value)
 
 
-def test_two_threads_query_different_tables_at_once(spark: SparkSession, tables: dict[str, str]) -> None:
+def test_two_threads_query_two_tables(spark: SparkSession, tables: dict[str, str]) -> None:
     notes = {i: tokens(note) for i, note in NOTES}
     cases = [
-        ("SELECT id FROM iq_logs WHERE message indexquery 'timeout'", ids_where(lambda r: has(r, "timeout"))),
+        (
+            "SELECT id FROM iq_logs WHERE message indexquery 'timeout'",
+            ids_where(lambda r: has(r, "timeout")),
+        ),
         ("SELECT id FROM iq_notes WHERE note indexquery 'login'",
          sorted(i for i, t in notes.items() if "login" in t)),
     ]
