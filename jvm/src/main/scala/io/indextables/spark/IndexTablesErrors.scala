@@ -161,4 +161,22 @@ object IndexTablesErrors {
     new IndexTablesException(
       s"An IndexQuery can be combined with other predicates by AND, OR and NOT only, not inside " +
         s"$expression.")
+
+  // SQL commands
+
+  def commandSyntaxError(sql: String, line: Int, position: Int, detail: String): IndexTablesException =
+    new IndexTablesException(
+      s"Syntax error in IndexTables command at line $line, position $position ($detail): $sql. " +
+        "Expected CHECKPOINT INDEXTABLES or DESCRIBE INDEXTABLES STATE | TRANSACTION LOG | " +
+        "HISTORY, followed by '<path>' or a table name.")
+
+  def commandTargetNotIndexTables(name: String): IndexTablesException =
+    new IndexTablesException(
+      s"'$name' does not name an IndexTables table (a view over exactly one table read with " +
+        "format('indextables')). Give the table path as a string instead.")
+
+  def checkpointNotSupported(table: String): IndexTablesException =
+    new IndexTablesException(
+      s"CHECKPOINT INDEXTABLES is not available yet for $table: this version's transaction log " +
+        "reads checkpoints but cannot write them.")
 }

@@ -7,7 +7,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
- * The session's SQL parser with IndexTables syntax. Statements and expressions that may hold an
+ * The session's SQL parser with IndexTables syntax. IndexTables commands (CHECKPOINT / DESCRIBE
+ * INDEXTABLES ...) are parsed by the generated grammar, see [[IndexTablesCommandParser]].
+ * Statements and expressions that may hold an
  * IndexQuery operator (a cheap text check decides) are rewritten by [[IndexQuerySqlRewriter]] and
  * then parsed by Spark's parser; everything else goes to Spark's parser untouched. Stateless
  * apart from the delegate; thread-safe as Spark's parser is.
@@ -16,7 +18,9 @@ class IndexTables4SparkSqlParser(delegate: ParserInterface) extends ParserInterf
 
   private def rewrite(sqlText: String): String = IndexQuerySqlRewriter.rewrite(sqlText)
 
-  override def parsePlan(sqlText: String): LogicalPlan = delegate.parsePlan(rewrite(sqlText))
+  override def parsePlan(sqlText: String): LogicalPlan =
+    if (IndexTablesCommandParser.isCommand(sqlText)) IndexTablesCommandParser.parse(sqlText)
+    else delegate.parsePlan(rewrite(sqlText))
 
   override def parseQuery(sqlText: String): LogicalPlan = delegate.parseQuery(rewrite(sqlText))
 
