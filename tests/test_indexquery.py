@@ -91,11 +91,11 @@ def test_temp_view_and_regular_predicate(spark: SparkSession, tables: dict[str, 
 
 def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = ("WITH errors AS (SELECT * FROM iq_logs WHERE level = 'ERROR') "
-           "SELECT id FROM errors WHERE message indexquery '\"connection reset\"'")
+           "SELECT id FROM errors WHERE message indexquery '\"peer timeout\"'")
 
     def phrase(r: Row) -> bool:
         t = tokens(r[3])
-        return any(t[i:i + 2] == ["connection", "reset"] for i in range(len(t)))
+        return any(t[i:i + 2] == ["peer", "timeout"] for i in range(len(t)))
 
     expected = ids_where(lambda r: r[1] == "ERROR" and phrase(r))
     assert expected and sql_ids(spark, sql) == expected
@@ -204,3 +204,33 @@ def test_two_threads_query_two_tables(spark: SparkSession, tables: dict[str, str
         t.join(timeout=300)
     assert not any(t.is_alive() for t in threads)
     assert not failures, failures
+
+
+def test_loghub_phrase_queries_match_their_templates(
+    spark: SparkSession, shared_data: Path, tmp_path: Path
+) -> None:
+    """Loghub's HDFS sample: which lines a phrase matches is known from their event templates."""
+    import csv
+
+    source = shared_data / "loghub" / "HDFS_2k.log_structured.csv"
+    if not source.is_file():
+        pytest.skip(f"{source} is absent")
+    with source.open(newline="", encoding="utf-8") as f:
+        lines = [(int(r["LineId"]), r["Content"], r["EventTemplate"]) for r in csv.DictReader(f)]
+    path = str(tmp_path / "hdfs")
+    df = spark.createDataFrame(lines, "id long, content string, template string")
+    write_table(df, path, options={TYPEMAP + "content": "text"})
+    read_table(spark, path).createOrReplaceTempView("iq_hdfs")
+    cases = {
+        '"Receiving block"': lambda t: "Receiving block" in t,
+        "PacketResponder AND terminating": lambda t: "PacketResponder" in t
+        and "terminating" in t,
+        '"Deleting block" OR "Received block"': lambda t: "Deleting block" in t
+        or "Received block" in t,
+    }
+    for query, in_template in cases.items():
+        expected = sorted(i for i, _, t in lines if in_template(t))
+        assert expected
+        literal = query.replace("'", "\\'")
+        got = sql_ids(spark, f"SELECT id FROM iq_hdfs WHERE content indexquery '{literal}'")
+        assert got == expected, query
