@@ -21,7 +21,16 @@ ThisBuild / version := projectVersion
 ThisBuild / scalaVersion := "2.12.18"
 
 lazy val spark = (project in file("jvm"))
+  .enablePlugins(Antlr4Plugin)
   .settings(
+    // The SQL command grammar (jvm/src/main/antlr4), generated at build time. The runtime is the
+    // antlr4 4.9.3 that Spark 3.5 ships, so it stays out of the assembly.
+    Antlr4 / antlr4Version := "4.9.3",
+    Antlr4 / antlr4PackageName := Some("io.indextables.spark.sql.parser"),
+    Antlr4 / antlr4GenListener := false,
+    Antlr4 / antlr4GenVisitor := true,
+    Antlr4 / antlr4TreatWarningsAsErrors := true,
+    Antlr4 / antlr4RuntimeDependency := "org.antlr" % "antlr4-runtime" % "4.9.3" % Provided,
     name := "indextables-spark",
     javacOptions ++= Seq("--release", "17"),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),

@@ -51,8 +51,17 @@ def test_configure_spark_appends_the_jar_once_and_starts_no_session() -> None:
 def test_configure_spark_sets_exactly_the_settings_constant() -> None:
     builder = indextables.configure_spark(SparkSession.builder)
     assert set(indextables.SPARK_SETTINGS) <= set(builder._options)
-    assert "spark.sql.extensions" not in indextables.SPARK_SETTINGS  # added by a later change
-    assert indextables.EXTENSIONS_CLASS.startswith("io.indextables.spark.")
+    assert indextables.SPARK_SETTINGS["spark.sql.extensions"] == indextables.EXTENSIONS_CLASS
+    assert builder._options["spark.sql.extensions"] == indextables.EXTENSIONS_CLASS
+
+
+def test_configure_spark_appends_the_extensions_to_existing_ones_once() -> None:
+    builder = SparkSession.builder.config("spark.sql.extensions", "com.example.Ext")
+    indextables.configure_spark(indextables.configure_spark(builder))
+    assert builder._options["spark.sql.extensions"].split(",") == [
+        "com.example.Ext",
+        indextables.EXTENSIONS_CLASS,
+    ]
 
 
 def test_session_has_the_plugin_jar_on_its_classpath(spark: SparkSession) -> None:

@@ -17,13 +17,14 @@ JAR_NAME: Final[str] = f"indextables-spark-assembly-{__version__}.jar"
 """File name of the assembly JAR; its version is the package's version."""
 
 EXTENSIONS_CLASS: Final[str] = "io.indextables.spark.extensions.IndexTables4SparkExtensions"
-"""The plugin's SparkSessionExtensions class. Not set yet: the JAR does not hold it so far."""
+"""The plugin's SparkSessionExtensions class (SQL `indexquery` and friends)."""
 
 _JAR_PLACEHOLDER: Final[str] = "{jar}"
 
 SPARK_SETTINGS: Final[Mapping[str, str]] = MappingProxyType(
     {
         "spark.jars": _JAR_PLACEHOLDER,
+        "spark.sql.extensions": EXTENSIONS_CLASS,
     }
 )
 """Every Spark setting configure_spark makes. `{jar}` stands for jar_path()."""
@@ -54,7 +55,8 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     """Add the IndexTables plugin to a SparkSession builder and return the same builder.
 
     The session is not started. `spark.jars` keeps any JARs the builder already names and
-    gains the shipped plugin JAR (once, however often this is called).
+    gains the shipped plugin JAR, and `spark.sql.extensions` keeps any extensions already set
+    and gains EXTENSIONS_CLASS (each once, however often this is called).
 
     >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """

@@ -4,6 +4,7 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
+import io.indextables.spark.filters.MixedBooleanFilter
 import io.indextables.spark.read.{IndexTables4SparkPartitionReaderFactory, ReadPlan, SplitInputPartition}
 
 /**
@@ -15,6 +16,7 @@ final class IndexTables4SparkScan(
     splits: Seq[SplitInputPartition],
     totalSplits: Int,
     pushedFilters: Seq[Filter],
+    indexQuery: Option[MixedBooleanFilter],
     version: Long) extends Scan with Batch {
 
   override def readSchema(): StructType = plan.readSchema
@@ -28,9 +30,10 @@ final class IndexTables4SparkScan(
 
   override def description(): String = {
     val query = plan.queryAstJson.getOrElse("match_all")
+    val iq = indexQuery.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
     s"IndexTablesScan ${plan.tablePath} (version $version) " +
-      s"PushedFilters: [${pushedFilters.mkString(", ")}], PushedQuery: $query$limit, " +
+      s"PushedFilters: [${pushedFilters.mkString(", ")}], ${iq}PushedQuery: $query$limit, " +
       s"Splits: ${splits.size}/$totalSplits"
   }
 }

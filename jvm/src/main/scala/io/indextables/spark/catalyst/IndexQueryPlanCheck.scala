@@ -1,0 +1,25 @@
+package io.indextables.spark.catalyst
+
+import org.apache.spark.sql.Strategy
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.execution.SparkPlan
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.expressions.{IndexQueryAllExpression, IndexQueryExpression}
+
+/**
+ * A planner strategy that plans nothing: it fails planning, with an error naming the predicate,
+ * when an IndexQuery predicate is left in the optimized plan (it could not be moved into a scan,
+ * e.g. an OR across two joined tables), rather than failing later inside a task.
+ */
+object IndexQueryPlanCheck extends Strategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = {
+    plan.expressions.foreach { e =>
+      e.find {
+        case _: IndexQueryExpression | _: IndexQueryAllExpression => true
+        case _ => false
+      }.foreach(iq => throw IndexTablesErrors.indexQueryNotPushed(iq.sql))
+    }
+    Nil
+  }
+}

@@ -1,0 +1,184 @@
+package io.indextables.spark.catalyst
+
+import scala.collection.JavaConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, ExprId, Expression, Not, Or, PredicateHelper}
+import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, Filter, LogicalPlan, Project, WithCTE}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.indextables.SparkFilterBridge
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.core.{IndexTables4SparkScanBuilder, IndexTables4SparkTable}
+import io.indextables.spark.expressions.{IndexQueryAllExpression, IndexQueryExpression}
+import io.indextables.spark.filters.{IndexQueryMode, MixedBooleanFilter}
+import io.indextables.spark.schema.IndexKind
+
+/**
+ * Moves IndexQuery predicates into IndexTables scans. Injected twice (see the extensions):
+ *  - as a resolution rule it checks every IndexQuery predicate: it must sit in a filter and its
+ *    column must resolve, through subquery aliases, views, CTEs and projections, to a data column
+ *    of an IndexTables table of the right kind; anything else fails analysis here;
+ *  - as an optimizer rule, for a filter directly over an IndexTables relation, it turns every
+ *    conjunct that holds an IndexQuery predicate into one [[MixedBooleanFilter]] (the whole
+ *    boolean tree, regular predicates included, because an IndexQuery cannot be evaluated row by
+ *    row in Spark), stores it in the scan builder's companion object for that relation, tags the
+ *    relation with the key, and leaves only the other conjuncts to Spark's own pushdown.
+ * Runs on the driver, on the thread planning the query; holds no state of its own.
+ */
+case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQueryExpressionRule.Phase)
+  extends Rule[LogicalPlan] with PredicateHelper {
+
+  import V2IndexQueryExpressionRule._
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    if (!plan.exists(_.expressions.exists(containsIndexQuery))) plan
+    else phase match {
+      case Resolution => check(plan); plan
+      case Optimization => pushDown(plan)
+    }
+  }
+
+  private def check(root: LogicalPlan): Unit = {
+    lazy val ctes: Map[Long, LogicalPlan] = root.collect { case w: WithCTE => w.cteDefs }.flatten
+      .map(d => d.id -> d.child).toMap
+    root.foreach { node =>
+      node.expressions.filter(containsIndexQuery).foreach { e =>
+        node match {
+          case f: Filter if f.resolved =>
+            e.foreach {
+              case iq: IndexQueryExpression => checkColumn(iq, f.child, ctes)
+              case all: IndexQueryAllExpression => checkAll(all, f.child, ctes)
+              case _ =>
+            }
+          case _: Filter =>
+          case other if other.resolved =>
+            throw IndexTablesErrors.indexQueryOutsideFilter(firstIndexQuery(e).sql, other.nodeName)
+          case _ =>
+        }
+      }
+    }
+  }
+
+  private def checkColumn(iq: IndexQueryExpression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit = {
+    val attr = iq.child match {
+      case a: Attribute => a
+      case other => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, other.sql)
+    }
+    source(child, attr.exprId, ctes) match {
+      case Some((r: DataSourceV2Relation, name)) if indexTable(r).isDefined =>
+        val table = indexTable(r).get
+        val schema = IndexTables4SparkScanBuilder.indexSchemaOf(table)
+        if (schema.isPartitionColumn(name)) throw IndexTablesErrors.indexQueryOnPartitionColumn(iq.sql, name)
+        val field = schema.field(name).getOrElse(throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, name))
+        iq.mode match {
+          case IndexQueryMode.TextSearch if field.kind != IndexKind.Text =>
+            throw IndexTablesErrors.indexQueryWrongFieldKind(iq.sql, name, field.kind.name, "text")
+          case IndexQueryMode.FieldMatch if field.kind == IndexKind.Text || field.kind == IndexKind.Json =>
+            throw IndexTablesErrors.indexQueryWrongFieldKind(iq.sql, name, field.kind.name,
+              "string or another exact (not tokenized) type")
+          case _ =>
+        }
+        IndexTables4SparkScanBuilder.setCurrentRelation(r)
+      case Some((leaf, _)) => throw IndexTablesErrors.indexQueryNotOnIndexTables(iq.sql, describe(leaf))
+      case None => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, attr.sql)
+    }
+  }
+
+  private def checkAll(all: IndexQueryAllExpression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit = {
+    val leaves = relations(child, ctes)
+    leaves match {
+      case Seq(r: DataSourceV2Relation) if indexTable(r).isDefined => IndexTables4SparkScanBuilder.setCurrentRelation(r)
+      case Seq(other) => throw IndexTablesErrors.indexQueryNotOnIndexTables(all.sql, describe(other))
+      case _ => throw IndexTablesErrors.indexQueryAllAmbiguous(all.sql, leaves.map(describe))
+    }
+  }
+
+  private def pushDown(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case f @ Filter(cond, r: DataSourceV2Relation) if indexTable(r).isDefined && containsIndexQuery(cond) =>
+      val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
+      val names = r.output.map(a => a.exprId -> a.name).toMap
+      val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
+      val previous = Option(r.options.get(IndexTables4SparkScanBuilder.FilterKeyOption))
+        .flatMap(IndexTables4SparkScanBuilder.filtersFor)
+      val combined = previous.map(_ and tree).getOrElse(tree)
+      val key = IndexTables4SparkScanBuilder.newFilterKey()
+      val options = r.options.asCaseSensitiveMap().asScala.toMap +
+        (IndexTables4SparkScanBuilder.FilterKeyOption -> key)
+      val tagged = r.copy(options = new CaseInsensitiveStringMap(options.asJava))
+      IndexTables4SparkScanBuilder.storeFilters(tagged, key, combined)
+      if (rest.isEmpty) tagged else Filter(rest.reduceLeft(And), tagged)
+  }
+
+  private def toMixed(e: Expression, names: Map[ExprId, String]): MixedBooleanFilter = e match {
+    case And(l, r) => MixedBooleanFilter.And(toMixed(l, names), toMixed(r, names))
+    case Or(l, r) => MixedBooleanFilter.Or(toMixed(l, names), toMixed(r, names))
+    case Not(c) => MixedBooleanFilter.Not(toMixed(c, names))
+    case iq @ IndexQueryExpression(a: Attribute, query, mode) =>
+      MixedBooleanFilter.IndexQueryFilter(names.getOrElse(a.exprId,
+        throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, a.sql)), query, mode)
+    case IndexQueryAllExpression(query) => MixedBooleanFilter.IndexQueryAllFilter(query)
+    case other if !containsIndexQuery(other) =>
+      SparkFilterBridge.translateFilter(other)
+        .map(MixedBooleanFilter.Regular)
+        .getOrElse(throw IndexTablesErrors.indexQueryWithUntranslatable(other.sql))
+    case other => throw IndexTablesErrors.indexQueryInUnsupportedExpression(other.sql)
+  }
+}
+
+object V2IndexQueryExpressionRule {
+  sealed trait Phase
+  case object Resolution extends Phase
+  case object Optimization extends Phase
+
+  def containsIndexQuery(e: Expression): Boolean = e.exists {
+    case _: IndexQueryExpression | _: IndexQueryAllExpression => true
+    case _ => false
+  }
+
+  private def firstIndexQuery(e: Expression): Expression =
+    e.find { case _: IndexQueryExpression | _: IndexQueryAllExpression => true; case _ => false }.get
+
+  def indexTable(r: DataSourceV2Relation): Option[IndexTables4SparkTable] = r.table match {
+    case t: IndexTables4SparkTable => Some(t)
+    case _ => None
+  }
+
+  /**
+   * The leaf that produces attribute `id` below `plan`, with the column's name there: followed
+   * through projections (a column renamed by an alias), CTE references and every other node.
+   */
+  def source(plan: LogicalPlan, id: ExprId, ctes: Map[Long, LogicalPlan]): Option[(LogicalPlan, String)] =
+    plan match {
+      case p: Project =>
+        p.projectList.find(_.exprId == id) match {
+          case Some(a: Attribute) => source(p.child, a.exprId, ctes)
+          case Some(Alias(a: Attribute, _)) => source(p.child, a.exprId, ctes)
+          case Some(_) => None
+          case None => None
+        }
+      case ref: CTERelationRef =>
+        val i = ref.output.indexWhere(_.exprId == id)
+        ctes.get(ref.cteId).filter(_ => i >= 0).flatMap(d => source(d, d.output(i).exprId, ctes))
+      case leaf if leaf.children.isEmpty =>
+        leaf.output.find(_.exprId == id).map(a => (leaf, a.name))
+      case other =>
+        val fromChildren = other.children.view.flatMap(c => source(c, id, ctes)).headOption
+        fromChildren
+    }
+
+  /** The leaf relations below `plan`, looking through CTE references. */
+  def relations(plan: LogicalPlan, ctes: Map[Long, LogicalPlan]): Seq[LogicalPlan] = plan match {
+    case ref: CTERelationRef => ctes.get(ref.cteId).map(relations(_, ctes)).getOrElse(Seq(ref))
+    case _: CTERelationDef => Nil
+    case leaf if leaf.children.isEmpty => Seq(leaf)
+    case other => other.children.flatMap(relations(_, ctes))
+  }
+
+  private def describe(leaf: LogicalPlan): String = leaf match {
+    case r: DataSourceV2Relation => s"table ${r.table.name()}"
+    case other => other.simpleString(100)
+  }
+}

@@ -1,0 +1,32 @@
+package io.indextables.spark.extensions
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, V2IndexQueryExpressionRule}
+import io.indextables.spark.expressions.IndexQueryFunctions
+import io.indextables.spark.sql.IndexTables4SparkSqlParser
+
+/**
+ * The IndexTables SQL extensions; enable with
+ * `spark.sql.extensions=io.indextables.spark.extensions.IndexTables4SparkExtensions`.
+ */
+class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Parser
+    extensions.injectParser((_, delegate) => new IndexTables4SparkSqlParser(delegate))
+    IndexQueryFunctions.all.foreach(extensions.injectFunction)
+
+    // Analyzer
+    extensions.injectResolutionRule { session =>
+      V2IndexQueryExpressionRule(session, V2IndexQueryExpressionRule.Resolution)
+    }
+
+    // Optimizer
+    extensions.injectOptimizerRule { session =>
+      V2IndexQueryExpressionRule(session, V2IndexQueryExpressionRule.Optimization)
+    }
+
+    // Planner
+    extensions.injectPlannerStrategy(_ => IndexQueryPlanCheck)
+  }
+}

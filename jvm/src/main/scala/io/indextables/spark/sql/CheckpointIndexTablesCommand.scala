@@ -1,0 +1,36 @@
+package io.indextables.spark.sql
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.types.{LongType, StringType}
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.transaction.TransactionLog
+
+/**
+ * `CHECKPOINT INDEXTABLES '<path>' | <table>`: writes a checkpoint of the table's log at its
+ * latest version. Returns one row: table_path string, version long (the checkpointed version).
+ */
+case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget) extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = Seq(
+    AttributeReference("table_path", StringType, nullable = false)(),
+    AttributeReference("version", LongType, nullable = false)())
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val log = target.log(spark)
+    val version = CheckpointIndexTablesCommand.writeCheckpoint(log)
+    Seq(Row(log.tablePath.toString, version))
+  }
+}
+
+object CheckpointIndexTablesCommand {
+  /**
+   * Writes a checkpoint of `log` at its latest version and returns that version. The transaction
+   * log has no checkpoint writer yet (it reads checkpoints only); until it has one, this fails
+   * with an error saying so. Wire it to the log's checkpoint method when that lands.
+   */
+  def writeCheckpoint(log: TransactionLog): Long =
+    throw IndexTablesErrors.checkpointNotSupported(log.tablePath.toString)
+}

@@ -1,0 +1,59 @@
+package io.indextables.spark.sql
+
+import scala.collection.JavaConverters._
+
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.indextables.spark.sql.parser.{IndexTablesSqlBaseBaseVisitor, IndexTablesSqlBaseParser}
+import io.indextables.spark.sql.parser.IndexTablesSqlBaseParser._
+
+/** Builds a command plan from a parse tree of the IndexTables grammar. Stateless. */
+class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
+
+  override def visitSingleStatement(ctx: SingleStatementContext): LogicalPlan =
+    visit(ctx.statement()).asInstanceOf[LogicalPlan]
+
+  override def visitCheckpoint(ctx: CheckpointContext): LogicalPlan =
+    CheckpointIndexTablesCommand(target(ctx.target()))
+
+  override def visitDescribeState(ctx: DescribeStateContext): LogicalPlan =
+    DescribeIndexTablesStateCommand(target(ctx.target()))
+
+  override def visitDescribeTransactionLog(ctx: DescribeTransactionLogContext): LogicalPlan =
+    DescribeIndexTablesTransactionLogCommand(target(ctx.target()))
+
+  override def visitDescribeHistory(ctx: DescribeHistoryContext): LogicalPlan =
+    DescribeIndexTablesHistoryCommand(target(ctx.target()))
+
+  private def target(ctx: TargetContext): IndexTablesCommandTarget = ctx match {
+    case p: PathTargetContext => IndexTablesCommandTarget.TablePath(IndexTablesSqlAstBuilder.unquote(p.path.getText))
+    case t: TableTargetContext =>
+      IndexTablesCommandTarget.TableName(t.qualifiedName().identifier().asScala.map(identifier).toSeq)
+  }
+
+  private def identifier(ctx: IdentifierContext): String = {
+    val text = ctx.getText
+    if (ctx.BACKQUOTED_IDENTIFIER() != null) text.substring(1, text.length - 1).replace("``", "`")
+    else text
+  }
+}
+
+object IndexTablesSqlAstBuilder {
+  /** A string literal's value: quotes removed, backslash escapes resolved as Spark does. */
+  def unquote(literal: String): String = {
+    val body = literal.substring(1, literal.length - 1)
+    val sb = new StringBuilder
+    var i = 0
+    while (i < body.length) {
+      val c = body.charAt(i)
+      if (c == '\\' && i + 1 < body.length) {
+        body.charAt(i + 1) match {
+          case 'n' => sb.append('\n'); case 't' => sb.append('\t'); case 'r' => sb.append('\r')
+          case '0' => sb.append('\u0000'); case other => sb.append(other)
+        }
+        i += 2
+      } else { sb.append(c); i += 1 }
+    }
+    sb.toString
+  }
+}
