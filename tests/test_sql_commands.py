@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from helpers import error_text, read_table, write_table
+from helpers import read_table, write_table
 from pyspark.sql import SparkSession
 
 
@@ -32,7 +35,13 @@ def test_describe_transaction_log_and_history(spark: SparkSession, two_versions:
     ]
 
 
-def test_checkpoint_is_wired_but_not_available_yet(spark: SparkSession, two_versions: str) -> None:
-    with pytest.raises(Exception) as e:
-        spark.sql(f"CHECKPOINT INDEXTABLES '{two_versions}'").collect()
-    assert "CHECKPOINT INDEXTABLES is not available yet" in error_text(e.value)
+def test_checkpoint_writes_an_avro_state_the_table_reads_from(
+    spark: SparkSession, two_versions: str
+) -> None:
+    (row,) = spark.sql(f"CHECKPOINT INDEXTABLES '{two_versions}'").collect()
+    assert row.version == 1
+    log = Path(two_versions) / "_transaction_log"
+    pointer = json.loads((log / "_last_checkpoint").read_text())
+    assert (pointer["version"], pointer["format"]) == (1, "avro-state")
+    assert (log / pointer["stateDir"] / "_manifest.avro").is_file()
+    assert sorted(r.id for r in read_table(spark, two_versions).collect()) == [1, 2, 3]

@@ -179,8 +179,4 @@ object IndexTablesErrors {
       s"'$name' does not name an IndexTables table (a view over exactly one table read with " +
         "format('indextables')). Give the table path as a string instead.")
 
-  def checkpointNotSupported(table: String): IndexTablesException =
-    new IndexTablesException(
-      s"CHECKPOINT INDEXTABLES is not available yet for $table: this version's transaction log " +
-        "reads checkpoints but cannot write them.")
 }

@@ -5,8 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{LongType, StringType}
 
-import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.transaction.TransactionLog
+import io.indextables.spark.transaction.{CheckpointWriter, TransactionLog}
 
 /**
  * `CHECKPOINT INDEXTABLES '<path>' | <table>`: writes a checkpoint of the table's log at its
@@ -27,10 +26,12 @@ case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget) extend
 
 object CheckpointIndexTablesCommand {
   /**
-   * Writes a checkpoint of `log` at its latest version and returns that version. The transaction
-   * log has no checkpoint writer yet (it reads checkpoints only); until it has one, this fails
-   * with an error saying so. Wire it to the log's checkpoint method when that lands.
+   * Writes a checkpoint of `log` at its latest version, in the format the session's
+   * `spark.indextables.state.format` names (Avro state by default), and returns that version.
    */
-  def writeCheckpoint(log: TransactionLog): Long =
-    throw IndexTablesErrors.checkpointNotSupported(log.tablePath.toString)
+  def writeCheckpoint(log: TransactionLog): Long = {
+    val snapshot = log.snapshot()
+    CheckpointWriter.checkpoint(log, snapshot)
+    snapshot.version
+  }
 }

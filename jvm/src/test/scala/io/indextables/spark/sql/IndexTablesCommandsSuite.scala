@@ -59,9 +59,14 @@ class IndexTablesCommandsSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(rows.head.getAs[String]("operation") == "WRITE" && rows.head.getAs[Long]("files_added") == 1L)
   }
 
-  test("CHECKPOINT INDEXTABLES says clearly that the log cannot write checkpoints yet") {
-    val e = intercept[Exception](spark.sql(s"CHECKPOINT INDEXTABLES '$path'").collect())
-    assert(e.getMessage.contains("CHECKPOINT INDEXTABLES is not available yet"), e.getMessage)
+  test("CHECKPOINT INDEXTABLES writes an Avro state checkpoint at the latest version") {
+    val rows = spark.sql(s"CHECKPOINT INDEXTABLES '$path'").collect()
+    assert(rows.map(_.getAs[Long]("version")).toSeq == Seq(1L))
+    val pointer = new java.io.File(path, "_transaction_log/_last_checkpoint")
+    val text = new String(java.nio.file.Files.readAllBytes(pointer.toPath), "UTF-8")
+    assert(text.contains("\"version\":1") && text.contains("avro-state"), text)
+    assert(new java.io.File(path, "_transaction_log/state-v00000000000000000001/_manifest.avro").isFile)
+    assert(spark.read.format("indextables").load(path).count() > 0)
   }
 
   test("a name that is not an IndexTables table fails clearly") {
