@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
 
-from suite import Config, run_suite  # noqa: E402
+from suite import Config, run_suite
 
 
 def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
