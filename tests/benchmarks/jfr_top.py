@@ -31,6 +31,7 @@ def main() -> None:
     p.add_argument("recording")
     p.add_argument("--thread", default="")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--within", default="", help="only samples with a frame containing this")
     a = p.parse_args()
     jfr = shutil.which("jfr") or "jfr"
     raw = subprocess.run(
@@ -47,14 +48,14 @@ def main() -> None:
         if a.thread not in thread:
             continue
         fs = frames(e)
-        if not fs:
+        if not fs or (a.within and not any(a.within in f for f in fs)):
             continue
         n += 1
         kind = "native" if e["type"] == "jdk.NativeMethodSample" else "java"
         top[f"[{kind}] {fs[0]}"] += 1
         for f in set(fs):
             incl[f] += 1
-    print(f"{n} samples on threads matching {a.thread!r}\n\nTop frames:")
+    print(f"{n} samples on threads matching {a.thread!r}, within {a.within!r}\n\nTop frames:")
     for f, c in top.most_common(a.top):
         print(f"  {100 * c / n:5.1f}%  {f}")
     print("\nInclusive (io.indextables / tantivy4java / spark frames):")

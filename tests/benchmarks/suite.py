@@ -166,6 +166,9 @@ class Query:
     count_only: bool = False
     limit: int | None = None
     same_rows: bool = True  # compare the rows themselves, not only their number
+    # A native aggregation answering the same question (harness variant "native_aggregate"):
+    # what aggregate pushdown could reach.
+    aggregate: dict[str, Any] | None = None
 
 
 def queries(phrase: str, common: str) -> list[Query]:
@@ -245,6 +248,7 @@ def queries(phrase: str, common: str) -> list[Query]:
             text(common),
             [],
             count_only=True,
+            aggregate={"kind": "count", "field": "component", "query": text(common)},
         ),
         Query(
             "group_by_level",
@@ -253,6 +257,7 @@ def queries(phrase: str, common: str) -> list[Query]:
             "collect",
             {"all": True},
             ["level"],
+            aggregate={"kind": "terms", "field": "level", "query": {"all": True}},
         ),
         Query(
             "limit_100",
@@ -572,6 +577,8 @@ def _run_harness(cfg: Config, rows_json: Path, qs: list[Query], qres: dict, log)
         ast = qres[q.name].get("pushed_query")
         if ast:
             variants["product_query"] = {"ast": ast}
+        if q.aggregate:
+            variants["native_aggregate"] = {"aggregate": q.aggregate}
         specs.append(
             {
                 "name": q.name,
@@ -747,10 +754,17 @@ def markdown(r: dict[str, Any]) -> str:
         )
     for name in ("count_text", "group_by_level"):
         q = r["queries"][name]
+        agg = (q.get("ceiling") or {}).get("native_aggregate")
+        agg_s = (
+            f"; a native tantivy4java aggregation answers it in {_fmt_t(agg)} s "
+            f"(vs {q['indextables']['median_s']:.3f} s now)"
+            if agg
+            else ""
+        )
         lines.append(
             f"- `{name}` ships {_n(q['indextables'].get('scan_rows'))} rows from the IndexTables scan "
             f"to Spark for {_n(q['indextables'].get('result_rows'))} result rows "
-            f"(Parquet: {_n(q['parquet'].get('scan_rows'))})"
+            f"(Parquet: {_n(q['parquet'].get('scan_rows'))}){agg_s}"
         )
     lines += [
         "",

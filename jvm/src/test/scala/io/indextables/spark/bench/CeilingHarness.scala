@@ -16,6 +16,7 @@ import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StringType, T
 
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.write.DocumentSplitWriter
+import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder}
 import io.indextables.tantivy4java.core.{DocAddress, Index, IndexWriter}
 import io.indextables.tantivy4java.split._
@@ -46,7 +47,8 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  * "limit", "variants": {"<variant>": <query spec>}}, where a query spec is one of
  * {"all": true}, {"term": [f, v]}, {"phrase": [f, [tokens]]}, {"wildcard": [f, pattern]},
  * {"range": [f, lo|null, hi|null, type, loInclusive, hiInclusive]}, {"ast": "<query AST json>"},
- * {"bool": {"must": [...], "should": [...], "must_not": [...]}}.
+ * {"bool": {"must": [...], "should": [...], "must_not": [...]}}, or
+ * {"aggregate": {"kind": "count"|"terms", "field": f, "query": spec}} (a native aggregation).
  */
 object CeilingHarness {
   private val mapper = new ObjectMapper()
@@ -297,6 +299,7 @@ object CeilingHarness {
       java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]())
     val searcher = cacheManager().createSplitSearcher(s.path, metadata)
     try {
+      if (spec.has("aggregate")) return aggregate(searcher, spec.get("aggregate"))
       val query = toQuery(spec)
       val max = math.min(limit.map(_.toLong).getOrElse(s.numDocs), s.numDocs).toInt
       if (max <= 0) return 0L
@@ -319,6 +322,26 @@ object CeilingHarness {
       hits.foreach(_.close())
       hits.length.toLong
     } finally searcher.close()
+  }
+
+  /**
+   * A native aggregation instead of fetching hits ({"aggregate": {"kind": "count"|"terms",
+   * "field": f, "query": spec}}): what aggregate pushdown could reach. Returns the documents
+   * counted (for terms, the sum of the bucket counts).
+   */
+  private def aggregate(searcher: SplitSearcher, a: JsonNode): Long = {
+    val field = a.get("field").asText()
+    val agg: SplitAggregation = a.get("kind").asText() match {
+      case "count" => new CountAggregation("agg", field)
+      case "terms" => new TermsAggregation("agg", field, 1000, 1000)
+      case other => throw new IllegalArgumentException(s"unknown aggregation $other")
+    }
+    val result = searcher.aggregate(toQuery(a.get("query")), "agg", agg)
+    try result.getAggregation("agg") match {
+      case c: CountResult => c.getCount
+      case t: TermsResult => t.getBuckets.asScala.map(_.getDocCount).sum
+      case other => throw new IllegalStateException(s"unexpected aggregation result $other")
+    } finally result.close()
   }
 
   def toQuery(spec: JsonNode): SplitQuery = {
