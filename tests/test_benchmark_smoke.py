@@ -41,5 +41,6 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     md = (out / "results.md").read_text()
     assert "## Ingest" in md and "## Queries" in md
     assert not (out / "data").exists()
+    assert not (out / "results.partial.json").exists()
     # The session is pytest's: the suite must leave it running.
     assert spark.range(3).count() == 3

@@ -453,6 +453,7 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
             s["table_bytes"] = _dir_bytes(last[name])
         result["ingest"][name] = s
     it_path, pq_path = str(last["indextables"]), str(last["parquet"])
+    _save_partial(cfg, result)
 
     # ---- fixed planning overhead on a 1-row table --------------------------------------------
     one = spark.read.parquet(str(source_path)).limit(1).coalesce(1)
@@ -497,6 +498,7 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
                 out = _execute(df, q.action)
                 secs = time.perf_counter() - t
                 r = qres[q.name][fmt]
+                r["last"] = secs
                 if rnd >= cfg.warmup:
                     r["times"].append(secs)
                     r["peak_kb"].append(mem.peak_kb())
@@ -508,7 +510,12 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
                         r["scan_rows"] = None
                     if out is not None:
                         r["rows"] = [_freeze(x) for x in out]
-        log(f"query round {rnd} done")
+        times = ", ".join(
+            f"{q.name} {qres[q.name]['indextables']['last']:.2f}/{qres[q.name]['parquet']['last']:.2f}"
+            for q in qs
+        )
+        log(f"query round {rnd} (IndexTables/Parquet s): {times}")
+        _save_partial(cfg, result, {"queries_so_far": qres})
 
     verified = True
     for q in qs:
@@ -529,6 +536,7 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         verified &= same
         for fmt in ("indextables", "parquet"):
             s = r[fmt]
+            s.pop("last", None)
             s.update(_summary(s.pop("times")))
             s["peak_rss_mb"] = max(s.pop("peak_kb")) / 1024
             s["rows_per_s"] = cfg.rows / s["median_s"]
@@ -554,11 +562,18 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     _ratios(result, fixed)
 
     (cfg.out / "results.json").write_text(json.dumps(result, indent=2, default=str))
+    (cfg.out / "results.partial.json").unlink(missing_ok=True)
     (cfg.out / "results.md").write_text(markdown(result))
     if not cfg.keep_data:
         shutil.rmtree(data, ignore_errors=True)
     log(f"wrote {cfg.out / 'results.json'} and {cfg.out / 'results.md'}")
     return result
+
+
+def _save_partial(cfg: Config, result: dict[str, Any], extra: dict | None = None) -> None:
+    """What a long run has measured so far (results.partial.json), in case it is cut short."""
+    data = dict(result, **(extra or {}))
+    (cfg.out / "results.partial.json").write_text(json.dumps(data, indent=2, default=str))
 
 
 def _run_harness(cfg: Config, rows_json: Path, qs: list[Query], qres: dict, log) -> dict | None:
