@@ -1,0 +1,46 @@
+"""Smoke run of the benchmark suite (tests/benchmarks): a tiny N and one run, so the suite, its
+Parquet cross-checks, its report and the raw tantivy4java ceiling harness cannot rot.
+
+The harness runs when its class is compiled (build/test.sh compiles it with the JVM suites
+before pytest runs); otherwise that part is skipped and reported as such.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+
+from suite import Config, run_suite
+
+
+def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = run_suite(Config(rows=3000, runs=1, warmup=0, out=out, spark=spark))
+
+    assert result["verified"], "IndexTables and Parquet disagree on a benchmark query"
+    assert set(result["ingest"]) == {"noop", "parquet", "indextables"}
+    expected = {
+        "rare_term", "common_term", "phrase", "boolean_mix", "range_equality",
+        "count_text", "group_by_level", "limit_100", "full_scan",
+    }  # fmt: skip
+    assert set(result["queries"]) == expected
+    for name in ("count_text", "group_by_level"):
+        assert result["queries"][name]["indextables"]["scan_rows"] is not None, name
+    assert result["queries"]["count_text"]["indextables"]["result_rows"] > 0
+    ceiling = result["ceiling"]
+    if "skipped" not in ceiling:
+        assert ceiling["ingest"]["rows"] == 3000
+        assert set(ceiling["queries"]) == expected
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["data"]["rows"] == 3000
+    md = (out / "results.md").read_text()
+    assert "## Ingest" in md and "## Queries" in md
+    assert not (out / "data").exists()
+    assert not (out / "results.partial.json").exists()
+    # The session is pytest's: the suite must leave it running.
+    assert spark.range(3).count() == 3
