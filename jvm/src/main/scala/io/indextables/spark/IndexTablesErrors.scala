@@ -75,6 +75,12 @@ object IndexTablesErrors {
       s"Table $path already exists (save mode ErrorIfExists). Use mode('append') or " +
         "mode('overwrite').")
 
+  /** The native search of a readable split failed, e.g. for a query the field cannot serve. */
+  def searchFailed(splitPath: String, query: String, cause: Throwable): IndexTablesException =
+    new IndexTablesException(
+      s"Search of split $splitPath failed for query $query: " +
+        s"${Option(cause.getMessage).getOrElse(cause.toString)}", cause)
+
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
     new IndexTablesException(
       s"Cannot read split file $splitPath: ${Option(cause.getMessage).getOrElse(cause.toString)}. " +

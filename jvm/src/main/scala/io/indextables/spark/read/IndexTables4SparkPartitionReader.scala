@@ -44,7 +44,10 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     val limit = math.min(plan.limit.map(_.toLong).getOrElse(docs), docs).min(Int.MaxValue).toInt
     if (limit <= 0) return Array.empty
     val result = try searcher.search(query, limit)
-      catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+      catch {
+        case e: Exception =>
+          throw IndexTablesErrors.searchFailed(split.path, json.getOrElse("match_all"), e)
+      }
     try result.getHits.asScala.map(_.getDocAddress).toArray
     finally result.close()
   }
