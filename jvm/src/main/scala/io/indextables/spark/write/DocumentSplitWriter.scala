@@ -44,7 +44,11 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
       val doc = new BatchDocument()
       RowToDocument.fill(doc, row, dataFields)
       if (!longTokens) longTokens = textOrdinals.exists { i =>
-        !row.isNullAt(i) && TokenLimit.mayDropTokens(row.getUTF8String(i).toString)
+        // A value of at most 255 UTF-8 bytes cannot hold a longer token: skip the scan.
+        !row.isNullAt(i) && {
+          val value = row.getUTF8String(i)
+          value.numBytes() > TokenLimit.MaxTokenBytes && TokenLimit.mayDropTokens(value.toString)
+        }
       }
       batch.addDocument(doc)
       stats.update(row)
