@@ -31,35 +31,43 @@ object LocalLogStore extends LogStore {
 
   override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
     val target = toNio(path)
-    val dir = target.getParent
-    Files.createDirectories(dir)
+    Files.createDirectories(target.getParent)
     if (Files.exists(target)) return false
-    val temp = dir.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
-    try {
-      val channel = FileChannel.open(
-        temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
-      try {
-        val buf = ByteBuffer.wrap(bytes)
-        while (buf.hasRemaining) channel.write(buf)
-        channel.force(true)
-      } finally channel.close()
+    withDurableTemp(target, bytes) { temp =>
       try {
         Files.createLink(target, temp)
         true
       } catch {
         case _: FileAlreadyExistsException => false
       }
+    }
+  }
+
+  /** Writes `bytes` to a synced temp file beside `target`, publishes it, then removes the temp. */
+  private def withDurableTemp[T](target: NioPath, bytes: Array[Byte])(
+      publish: NioPath => T): T = {
+    val temp = target.getParent.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
+    try {
+      val channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+      try {
+        val buf = ByteBuffer.wrap(bytes)
+        while (buf.hasRemaining) channel.write(buf)
+        channel.force(true)
+      } finally channel.close()
+      publish(temp)
     } finally Files.deleteIfExists(temp)
   }
 
-  override def list(dir: Path): Seq[Path] = {
+  override def list(dir: Path): Seq[Path] = entries(dir, p => Files.isRegularFile(p))
+
+  private def entries(dir: Path, keep: NioPath => Boolean): Seq[Path] = {
     val nioDir = toNio(dir)
     if (!Files.isDirectory(nioDir)) Seq.empty
     else {
       val stream = Files.list(nioDir)
       try {
         stream.iterator().asScala
-          .filter(p => Files.isRegularFile(p))
+          .filter(keep)
           .map(p => new Path(dir, p.getFileName.toString))
           .toVector
           .sortBy(_.getName)
@@ -71,34 +79,13 @@ object LocalLogStore extends LogStore {
 
   override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
     val target = toNio(path)
-    val dir = target.getParent
-    Files.createDirectories(dir)
-    val temp = dir.resolve(s".${target.getFileName}.${UUID.randomUUID()}.tmp")
-    try {
-      val channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
-      try {
-        val buf = ByteBuffer.wrap(bytes)
-        while (buf.hasRemaining) channel.write(buf)
-        channel.force(true)
-      } finally channel.close()
+    Files.createDirectories(target.getParent)
+    withDurableTemp(target, bytes) { temp =>
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
-    } finally Files.deleteIfExists(temp)
-  }
-
-  override def listDirectories(dir: Path): Seq[Path] = {
-    val nioDir = toNio(dir)
-    if (!Files.isDirectory(nioDir)) Seq.empty
-    else {
-      val stream = Files.list(nioDir)
-      try {
-        stream.iterator().asScala
-          .filter(p => Files.isDirectory(p))
-          .map(p => new Path(dir, p.getFileName.toString))
-          .toVector
-          .sortBy(_.getName)
-      } finally stream.close()
     }
   }
+
+  override def listDirectories(dir: Path): Seq[Path] = entries(dir, p => Files.isDirectory(p))
 
   override def modificationTime(path: Path): Long =
     try Files.getLastModifiedTime(toNio(path)).toMillis

@@ -34,12 +34,7 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    SparkSession.getActiveSession.foreach(_.stop())
-    SparkSession.clearActiveSession(); SparkSession.clearDefaultSession()
-    spark = SparkSession.builder().master("local[2]").appName("fuzz")
-      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-      .config("spark.sql.extensions", classOf[IndexTables4SparkExtensions].getName)
-      .getOrCreate()
+    spark = ExtensionsSession.create("fuzz")
     val s = spark; import s.implicits._
     Seq((1L, "ERROR", "connection timeout after 30s", 3), (2L, "INFO", "block served", 7),
       (3L, null, "timeout waiting", 1)).toDF("id", "level", "message", "n")

@@ -25,12 +25,7 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    SparkSession.getActiveSession.foreach(_.stop())
-    SparkSession.clearActiveSession(); SparkSession.clearDefaultSession()
-    spark = SparkSession.builder().master("local[2]").appName("extensions")
-      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-      .config("spark.sql.extensions", classOf[IndexTables4SparkExtensions].getName)
-      .getOrCreate()
+    spark = ExtensionsSession.create("extensions")
     val s = spark; import s.implicits._
     rows.toDF("id", "level", "message").write.format("indextables")
       .option("spark.indextables.indexing.typemap.message", "text").save(path("logs"))

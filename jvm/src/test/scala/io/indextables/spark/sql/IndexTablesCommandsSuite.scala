@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.indextables.spark.extensions.IndexTables4SparkExtensions
+import io.indextables.spark.extensions.ExtensionsSession
 
 /** The commands in a session with the extensions, against a table written twice. */
 class IndexTablesCommandsSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -17,12 +17,7 @@ class IndexTablesCommandsSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    SparkSession.getActiveSession.foreach(_.stop())
-    SparkSession.clearActiveSession(); SparkSession.clearDefaultSession()
-    spark = SparkSession.builder().master("local[2]").appName("commands")
-      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-      .config("spark.sql.extensions", classOf[IndexTables4SparkExtensions].getName)
-      .getOrCreate()
+    spark = ExtensionsSession.create("commands")
     val s = spark; import s.implicits._
     Seq((1L, "a"), (2L, "b")).toDF("id", "s").coalesce(1).write.format("indextables").save(path)
     Seq((3L, "c")).toDF("id", "s").coalesce(1).write.format("indextables").mode("append").save(path)
