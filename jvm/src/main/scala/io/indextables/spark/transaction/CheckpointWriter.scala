@@ -48,9 +48,37 @@ object CheckpointWriter {
       }
     }
 
-  /** Writes a checkpoint of `snapshot` and points `_last_checkpoint` at it; returns the pointer. */
+  /**
+   * Writes a checkpoint of `snapshot` and points `_last_checkpoint` at it; returns the pointer.
+   * A write that fails on storage is retried with backoff (`spark.indextables.state.retry.*`),
+   * each attempt reading the checkpoint pointer, and so the state it builds on, afresh. Files
+   * of a failed attempt are left unreferenced, never half-referenced.
+   */
   def checkpoint(log: TransactionLog, snapshot: Snapshot, forceCompaction: Boolean = false)
-      : LastCheckpoint = checkpointWith(log.store, log, snapshot, forceCompaction)
+      : LastCheckpoint = checkpointWithRetries(log.store, log, snapshot, forceCompaction)
+
+  private[transaction] def checkpointWithRetries(
+      store: LogStore,
+      log: TransactionLog,
+      snapshot: Snapshot,
+      forceCompaction: Boolean): LastCheckpoint = {
+    val maxAttempts = int(log.options, StateRetryMaxAttempts)
+    var attempt = 1
+    while (true) {
+      try return checkpointWith(store, log, snapshot, forceCompaction)
+      catch {
+        case e: java.io.IOException if attempt < maxAttempts =>
+          val delay = Backoff.delayMs(attempt, long(log.options, StateRetryBaseDelayMs),
+            long(log.options, StateRetryMaxDelayMs))
+          logger.warn(s"Writing the state of version ${snapshot.version} of ${log.tablePath} " +
+            s"failed (${e.getMessage}); retrying in $delay ms (attempt ${attempt + 1} of " +
+            s"$maxAttempts)")
+          Thread.sleep(delay)
+          attempt += 1
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
 
   private[transaction] def checkpointWith(
       store: LogStore,

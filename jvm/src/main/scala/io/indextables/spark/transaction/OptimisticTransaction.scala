@@ -1,7 +1,5 @@
 package io.indextables.spark.transaction
 
-import java.util.concurrent.ThreadLocalRandom
-
 import org.slf4j.LoggerFactory
 
 /**
@@ -46,20 +44,13 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       if (attempt >= maxAttempts) {
         throw TransactionLogErrors.tooManyConflicts(log.tablePath, operation, attempt)
       }
-      val delay = backoffMs(attempt)
+      val delay = Backoff.delayMs(attempt, baseDelayMs, maxDelayMs)
       logger.info(s"Version $version of ${log.tablePath} was taken by another writer; " +
         s"retrying '$operation' in $delay ms (attempt ${attempt + 1} of $maxAttempts)")
       Thread.sleep(delay)
       attempt += 1
     }
     throw new IllegalStateException("unreachable")
-  }
-
-  /** Exponential backoff capped at maxDelayMs, with jitter so that racing writers spread out. */
-  private def backoffMs(attempt: Int): Long = {
-    val exp = baseDelayMs * (1L << math.min(attempt - 1, 30))
-    val capped = math.min(maxDelayMs, exp)
-    if (capped <= 1) capped else capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1)
   }
 
   private def validate(operation: String, base: Option[Snapshot], actions: Seq[Action]): Unit = {

@@ -22,6 +22,18 @@ object TransactionLogConfig {
     "spark.indextables.transaction.retry.maxDelayMs", 5000L,
     "Maximum delay between commit attempts")
 
+  val StateRetryMaxAttempts: Entry[Int] = Entry(
+    "spark.indextables.state.retry.maxAttempts", 10,
+    "Most attempts to write an Avro state when the state it builds on changes or a write fails")
+
+  val StateRetryBaseDelayMs: Entry[Long] = Entry(
+    "spark.indextables.state.retry.baseDelayMs", 100L,
+    "First backoff delay between state write attempts")
+
+  val StateRetryMaxDelayMs: Entry[Long] = Entry(
+    "spark.indextables.state.retry.maxDelayMs", 5000L,
+    "Largest backoff delay between state write attempts")
+
   val CompressionEnabled: Entry[Boolean] = Entry(
     "spark.indextables.transaction.compression.enabled", true,
     "Write version files gzip-compressed (with the 01 01 header)")
@@ -86,33 +98,40 @@ object TransactionLogConfig {
     "spark.indextables.state.gc.minManifestAgeHours", 1L,
     "Unreferenced manifests younger than this are never deleted")
 
+  /**
+   * The value of `key`. DataFrame reader and writer options arrive with lower-cased keys, so a
+   * key that is not found as written is matched ignoring case.
+   */
+  private def lookup(options: Map[String, String], key: String): Option[String] =
+    options.get(key).orElse(options.collectFirst { case (k, v) if k.equalsIgnoreCase(key) => v })
+
   def int(options: Map[String, String], e: Entry[Int]): Int =
-    options.get(e.key).map { v =>
+    lookup(options, e.key).map { v =>
       scala.util.Try(v.trim.toInt).toOption.filter(_ > 0).getOrElse(
         throw TransactionLogErrors.invalidOption(e.key, v, "a positive integer"))
     }.getOrElse(e.default)
 
   def long(options: Map[String, String], e: Entry[Long]): Long =
-    options.get(e.key).map { v =>
+    lookup(options, e.key).map { v =>
       scala.util.Try(v.trim.toLong).toOption.filter(_ >= 0).getOrElse(
         throw TransactionLogErrors.invalidOption(e.key, v, "a non-negative integer"))
     }.getOrElse(e.default)
 
   def double(options: Map[String, String], e: Entry[Double]): Double =
-    options.get(e.key).map { v =>
+    lookup(options, e.key).map { v =>
       scala.util.Try(v.trim.toDouble).toOption.filter(d => d >= 0 && !d.isNaN).getOrElse(
         throw TransactionLogErrors.invalidOption(e.key, v, "a non-negative number"))
     }.getOrElse(e.default)
 
   def string(options: Map[String, String], e: Entry[String], allowed: Set[String]): String =
-    options.get(e.key).map { v =>
+    lookup(options, e.key).map { v =>
       val n = v.trim.toLowerCase(java.util.Locale.ROOT)
       if (allowed.contains(n)) n
       else throw TransactionLogErrors.invalidOption(e.key, v, allowed.toSeq.sorted.mkString(" or "))
     }.getOrElse(e.default)
 
   def boolean(options: Map[String, String], e: Entry[Boolean]): Boolean =
-    options.get(e.key).map { v =>
+    lookup(options, e.key).map { v =>
       v.trim.toLowerCase(java.util.Locale.ROOT) match {
         case "true" => true
         case "false" => false
