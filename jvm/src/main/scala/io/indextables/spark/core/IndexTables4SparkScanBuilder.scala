@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, MixedBooleanFilter, SplitPruner}
+import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.read.{ReadPlan, SplitInputPartition}
 import io.indextables.spark.schema.TableIndexSchema
 import io.indextables.spark.transaction.Snapshot
@@ -85,7 +85,11 @@ final class IndexTables4SparkScanBuilder(
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
     val pruner = new SplitPruner(tableSchema, indexSchema.partitionColumns, timeZone,
       opts.get(IndexTablesConf.StatsTruncationMaxLength))
-    val files = snapshot.allFiles
+    // Whole Avro manifests whose partition bounds rule the read out are never loaded, and
+    // entries of other partitions are skipped as they are decoded.
+    val manifestPruner = new ManifestPruner(tableSchema, indexSchema.partitionColumns)
+    val files = snapshot.filesMatching(bounds => manifestPruner.mayMatch(bounds, allFilters),
+      values => pruner.mayMatchPartition(values, allFilters))
     val kept = files.filter(a => pruner.mayMatch(a, allFilters))
     val splits = kept.map { a =>
       SplitInputPartition(a.path, a.partitionValues, a.numRecords, Some(a.size),

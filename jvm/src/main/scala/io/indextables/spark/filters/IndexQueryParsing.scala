@@ -21,8 +21,11 @@ object IndexQueryParsing {
 
   /** The tree's query, or None when the table has no splits (nothing to search). */
   def toQuery(filter: MixedBooleanFilter, schema: TableIndexSchema, snapshot: Snapshot): Option[SplitQuery] = {
-    if (snapshot.allFiles.isEmpty) return None
-    val mapping = snapshot.allFiles.iterator.flatMap(a => snapshot.docMappingFor(a)).toStream.headOption
+    // The schema registry saves loading the files of a large table just to find a mapping.
+    val registered =
+      if (snapshot.filesLoaded) None else snapshot.schemaRegistry.toSeq.sortBy(_._1).headOption.map(_._2)
+    if (registered.isEmpty && snapshot.allFiles.isEmpty) return None
+    val mapping = registered.orElse(snapshot.allFiles.iterator.flatMap(a => snapshot.docMappingFor(a)).toStream.headOption)
       .getOrElse(throw IndexTablesErrors.indexQueryWithoutDocMapping(snapshot.tablePath.toString))
     val fieldNames = mapper.readTree(mapping).elements().asScala.map(_.path("name").asText()).toSet
     val native = Schema.fromDocMappingJson(mapping)

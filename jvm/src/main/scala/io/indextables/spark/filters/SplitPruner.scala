@@ -20,6 +20,14 @@ import io.indextables.spark.transaction.AddAction
 final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZone: String,
     statsTruncatedAt: Int) {
 
+  /**
+   * True if a split with these partition values (null for SQL NULL) may hold a row that
+   * satisfies every filter, judging by its partition values alone.
+   */
+  def mayMatchPartition(partitionValues: Map[String, String], filters: Seq[Filter]): Boolean =
+    mayMatch(AddAction("", partitionValues, 0L, 0L, dataChange = false),
+      filters.filter(f => f.references.nonEmpty && allPartition(f)))
+
   /** True if some row of `add` may satisfy every filter. */
   def mayMatch(add: AddAction, filters: Seq[Filter]): Boolean = filters.forall(f => eval(add, f) != False)
 

@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.Path
 
-import io.indextables.spark.transaction.state.{AvroStateReader, StateManifest}
+import io.indextables.spark.transaction.state.{AvroStateReader, FileEntry, StateManifest}
 
 /**
  * Builds the [[Snapshot]] a checkpoint holds, for the three checkpoint forms: the Avro state
@@ -71,8 +71,7 @@ private[transaction] object CheckpointReader {
       parallelism: Int,
       olderVersions: Seq[Long],
       readVersion: Long => Seq[Action]): Snapshot = {
-    val state = AvroStateReader.read(store, logPath, stateDir, parallelism)
-    val m = state.manifest
+    val m = AvroStateReader.readManifest(store, logPath, stateDir)
     val file = AvroStateReader.stateManifestPath(logPath, stateDir)
     if (m.protocolVersion > TransactionLog.MaxReaderVersion) {
       throw TransactionLogErrors.unsupportedReaderVersionIn(tablePath, file, m.protocolVersion)
@@ -101,16 +100,46 @@ private[transaction] object CheckpointReader {
     }
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
-    val partitionColumns = md.partitionColumns
-    val files = state.live.map { e =>
-      val missing = partitionColumns.filterNot(e.add.partitionValues.contains)
-      // Avro maps cannot hold nulls, so a SQL NULL partition value is an absent key.
-      if (missing.isEmpty) e.add
-      else e.add.copy(partitionValues = e.add.partitionValues ++ missing.map(_ -> (null: String)))
+    new Snapshot(tablePath, version, p, mergedMetadata,
+      new AvroLoader(store, logPath, stateDir, m, parallelism, md.partitionColumns), 0)
+  }
+
+  /** The files of an Avro state, all of them or those of the manifests a read can match. */
+  private final class AvroLoader(
+      store: LogStore,
+      logPath: Path,
+      stateDir: String,
+      manifest: StateManifest,
+      parallelism: Int,
+      partitionColumns: Seq[String]) extends Snapshot.FileLoader {
+
+    def loadAll(): Snapshot.Files = {
+      val state = AvroStateReader.readEntries(store, logPath, stateDir, manifest, parallelism,
+        _ => true)
+      val tombstones = manifest.tombstones.map(path => RemoveAction(path, None, dataChange = true))
+      Snapshot.Files(state.live.map(withNullPartitions).toVector, tombstones.toVector,
+        Vector.empty, Some(StateBase(stateDir, manifest, state.entryPaths)))
     }
-    val tombstones = m.tombstones.map(path => RemoveAction(path, None, dataChange = true))
-    Snapshot(tablePath, version, p, mergedMetadata, files, tombstones,
-      stateBase = Some(StateBase(stateDir, m, state.entryPaths)))
+
+    def loadMatching(keep: Snapshot.ManifestFilter, keepPartition: Snapshot.PartitionFilter)
+        : Seq[AddAction] = {
+      val byValues: Map[String, String] => Boolean =
+        if (keepPartition eq Snapshot.AnyPartition) null else pv => keepPartition(withNulls(pv))
+      AvroStateReader.readEntries(store, logPath, stateDir, manifest, parallelism,
+        m => m.partitionBounds.forall(keep), byValues).live.map(e => withNullPartitions(e).add)
+    }
+
+    private def withNulls(pv: Map[String, String]): Map[String, String] =
+      if (partitionColumns.forall(pv.contains)) pv
+      else pv ++ partitionColumns.filterNot(pv.contains).map(_ -> (null: String))
+
+    // Avro maps cannot hold nulls, so a SQL NULL partition value is an absent key.
+    private def withNullPartitions(e: FileEntry): FileEntry = {
+      val missing = partitionColumns.filterNot(e.add.partitionValues.contains)
+      if (missing.isEmpty) e
+      else e.copy(add = e.add.copy(
+        partitionValues = e.add.partitionValues ++ missing.map(_ -> (null: String))))
+    }
   }
 
   /** The metadata field of a state: `{"metaData":{...}}` as protocol.md shows, or the bare body. */

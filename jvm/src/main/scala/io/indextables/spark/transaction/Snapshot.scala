@@ -2,26 +2,66 @@ package io.indextables.spark.transaction
 
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.transaction.state.{FileEntry, PartitionBounds}
+
 /**
- * The state of a table at one version, as replayed from its log by [[LogReplay]]. Immutable and
- * thread-safe; cheap to share between threads on the driver.
+ * The state of a table at one version. Immutable and thread-safe; cheap to share between
+ * threads on the driver.
  *
- * @param allFiles   live splits: an add replaces an earlier add of the same path, and a remove
- *                   drops it. In order of first addition.
- * @param tombstones the latest remove of every path that is not live again.
- * @param mergeSkips the latest mergeskip of every path.
- * @param stateBase  the Avro state this snapshot was replayed from, if any, so that the next
- *                   checkpoint can reuse its manifests.
+ * The version, protocol and metadata are known when the snapshot is built. The files are loaded
+ * on first use, so that what needs only the metadata (planning a read, an append commit) does not
+ * read the whole state of a large table. [[filesMatching]] loads only the Avro manifests whose
+ * partition bounds a read can match, unless the files are loaded already.
+ *
+ * The file state, once loaded:
+ *  - `allFiles`: live splits. An add replaces an earlier add of the same path, and a remove drops
+ *    it. In order of first addition.
+ *  - `tombstones`: the latest remove of every path that is not live again.
+ *  - `mergeSkips`: the latest mergeskip of every path.
+ *  - `stateBase`: the Avro state this snapshot was replayed from, if any, so that the next
+ *    checkpoint can reuse its manifests.
  */
-final case class Snapshot(
-    tablePath: Path,
-    version: Long,
-    protocol: ProtocolAction,
-    metadata: MetadataAction,
-    allFiles: Seq[AddAction],
-    tombstones: Seq[RemoveAction],
-    mergeSkips: Seq[MergeSkipAction] = Seq.empty,
-    stateBase: Option[StateBase] = None) {
+final class Snapshot private[transaction] (
+    val tablePath: Path,
+    val version: Long,
+    val protocol: ProtocolAction,
+    val metadata: MetadataAction,
+    loader: Snapshot.FileLoader,
+    /** How many unloaded snapshots a load of this one replays through. */
+    private[transaction] val pendingDepth: Int) {
+
+  @volatile private var pending: Snapshot.FileLoader = loader
+
+  private lazy val files: Snapshot.Files = {
+    val loaded = pending.loadAll()
+    pending = null // what the loader holds (a base snapshot, version files) can now go
+    loaded
+  }
+
+  /** Live splits with the version that added each one (see [[state.FileEntry]]). */
+  def entries: Seq[FileEntry] = files.entries
+  lazy val allFiles: Seq[AddAction] = files.entries.map(_.add)
+  def tombstones: Seq[RemoveAction] = files.tombstones
+  def mergeSkips: Seq[MergeSkipAction] = files.mergeSkips
+  def stateBase: Option[StateBase] = files.stateBase
+
+  /** True once the file state is in memory. */
+  def filesLoaded: Boolean = pending == null
+
+  /**
+   * The live splits that may lie in partitions the filters accept: every live split when the
+   * files are loaded; otherwise the live splits of the Avro manifests whose partition bounds
+   * `keep` accepts and whose partition values `keepPartition` accepts, plus every split added
+   * after the state. `keep` is given the bounds of each partition column of a manifest and
+   * answers false only when no split of it can match; `keepPartition` is given a split's
+   * partition values (every partition column, null for SQL NULL).
+   */
+  def filesMatching(
+      keep: Snapshot.ManifestFilter,
+      keepPartition: Snapshot.PartitionFilter = Snapshot.AnyPartition): Seq[AddAction] = {
+    val p = pending
+    if (p == null) allFiles else p.loadMatching(keep, keepPartition)
+  }
 
   /** Doc mapping JSON by hash, from the `docMappingSchema.<hash>` configuration entries. */
   lazy val schemaRegistry: Map[String, String] =
@@ -37,6 +77,63 @@ final case class Snapshot(
   def numFiles: Int = allFiles.size
 
   def sizeInBytes: Long = allFiles.iterator.map(_.size).sum
+
+  /** This snapshot with its files loaded and `base` as the state they were replayed from. */
+  private[transaction] def withStateBase(base: StateBase): Snapshot = {
+    val f = files.copy(stateBase = Some(base))
+    new Snapshot(tablePath, version, protocol, metadata, Snapshot.Loaded(f), 0)
+  }
+
+  override def toString: String = s"Snapshot($tablePath, version $version)"
+}
+
+object Snapshot {
+
+  /** Partition bounds of a manifest, by column, to whether a read can match any of its splits. */
+  type ManifestFilter = Map[String, PartitionBounds] => Boolean
+
+  val KeepAll: ManifestFilter = _ => true
+
+  /** A split's partition values to whether a read can match it. */
+  type PartitionFilter = Map[String, String] => Boolean
+
+  val AnyPartition: PartitionFilter = _ => true
+
+  /** The loaded file state of a snapshot; see [[Snapshot]]. */
+  private[transaction] final case class Files(
+      entries: Vector[FileEntry],
+      tombstones: Vector[RemoveAction],
+      mergeSkips: Vector[MergeSkipAction],
+      stateBase: Option[StateBase])
+
+  /** Where a snapshot's files come from. Implementations must be thread-safe. */
+  private[transaction] trait FileLoader {
+    def loadAll(): Files
+    def loadMatching(keep: ManifestFilter, keepPartition: PartitionFilter): Seq[AddAction]
+  }
+
+  private[transaction] final case class Loaded(files: Files) extends FileLoader {
+    def loadAll(): Files = files
+    def loadMatching(keep: ManifestFilter, keepPartition: PartitionFilter): Seq[AddAction] =
+      files.entries.map(_.add)
+  }
+
+  /** A snapshot of files already in memory; entries carry `version` as their added-at version. */
+  def apply(
+      tablePath: Path,
+      version: Long,
+      protocol: ProtocolAction,
+      metadata: MetadataAction,
+      allFiles: Seq[AddAction],
+      tombstones: Seq[RemoveAction],
+      mergeSkips: Seq[MergeSkipAction] = Seq.empty,
+      stateBase: Option[StateBase] = None): Snapshot = {
+    val entries = allFiles.iterator.map(a => FileEntry(a, version, a.modificationTime)).toVector
+    val f = Files(entries, tombstones.toVector, mergeSkips.toVector, stateBase)
+    val s = new Snapshot(tablePath, version, protocol, metadata, Loaded(f), 0)
+    s.files // loaded: nothing to defer
+    s
+  }
 }
 
 /**

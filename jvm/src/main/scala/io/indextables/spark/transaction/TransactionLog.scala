@@ -105,7 +105,7 @@ final class TransactionLog private (
 
   /** After a checkpoint of `version`, later replays from the cache build on its state. */
   private[transaction] def recordStateBase(version: Long, base: StateBase): Unit = synchronized {
-    cached = cached.map(c => if (c.version == version) c.copy(stateBase = Some(base)) else c)
+    cached = cached.map(c => if (c.version == version) c.withStateBase(base) else c)
   }
 
   /** The snapshot we cached for `version`, if it is the one cached. */

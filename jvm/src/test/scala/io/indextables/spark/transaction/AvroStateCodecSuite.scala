@@ -34,6 +34,53 @@ class AvroStateCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("wide statistics maps round-trip and behave as ordinary maps") {
+    val wide = (1 to 12).map(i => s"col$i" -> s"v$i").toMap
+    val add = fullAdd.copy(minValues = Some(wide), maxValues = Some(wide + ("col13" -> "x")))
+    val bytes = AvroStateCodec.encodeFileEntries(Seq(FileEntry(add, 1L, 2L)),
+      AvroStateCodec.codec("zstd", 3))
+    val back = AvroStateCodec.decodeFileEntries(bytes).head.add
+    assert(back === add)
+    val m = back.minValues.get
+    assert(m === wide && m.hashCode === wide.hashCode && m("col7") === "v7")
+    assert(m.get("nope").isEmpty && (m - "col1").size === 11 && (m + ("x" -> "y"))("x") === "y")
+    assert(m.updated("col1", "z")("col1") === "z" && back.maxValues.get("col13") === "x")
+    val copy = org.apache.commons.lang3.SerializationUtils.roundtrip(
+      m.asInstanceOf[java.io.Serializable])
+    assert(copy === m)
+  }
+
+  test("entries written with another schema: unknown fields are skipped, absent ones are None") {
+    import org.apache.avro.SchemaBuilder
+    import org.apache.avro.file.DataFileWriter
+    import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
+    val extra = SchemaBuilder.record("Extra").fields().requiredLong("n").endRecord()
+    val schema = SchemaBuilder.record("FileEntry").fields()
+      .requiredString("path").requiredLong("size")
+      .name("future").`type`(extra).noDefault()
+      .name("tags").`type`().array().items().stringType().noDefault()
+      .optionalLong("numRecords")
+      .requiredLong("addedAtVersion")
+      .endRecord()
+    val r = new GenericData.Record(schema)
+    r.put("path", "p.split")
+    r.put("size", 7L)
+    val e = new GenericData.Record(extra)
+    e.put("n", 1L)
+    r.put("future", e)
+    r.put("tags", java.util.Arrays.asList("x"))
+    r.put("numRecords", 5L)
+    r.put("addedAtVersion", 3L)
+    val out = new java.io.ByteArrayOutputStream()
+    val w = new DataFileWriter[GenericRecord](new GenericDatumWriter[GenericRecord](schema))
+    w.create(schema, out)
+    w.append(r)
+    w.close()
+    val back = AvroStateCodec.decodeFileEntries(out.toByteArray)
+    assert(back === Seq(FileEntry(AddAction("p.split", Map.empty, 7L, 0L, dataChange = true,
+      numRecords = Some(5L)), 3L, 0L)))
+  }
+
   test("every StateManifest field round-trips, bounds and null bounds included") {
     val m = StateManifest(
       formatVersion = 1, stateVersion = 42L, createdAt = 1704067200000L, numFiles = 15000L,

@@ -3,6 +3,8 @@ package io.indextables.spark.transaction
 import java.io.File
 import java.nio.file.Files
 
+import scala.collection.JavaConverters._
+
 import org.apache.hadoop.fs.Path
 import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
@@ -110,7 +112,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     }
   }
 
-  test("entriesPerManifest splits manifests, each with its partition bounds") {
+  test("entriesPerManifest splits manifests, laid out by partition, each with its bounds") {
     withTempDir { dir =>
       val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "1",
         "spark.indextables.state.entriesPerManifest" -> "2"))
@@ -120,8 +122,9 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
       val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000001")
       assert(m.manifests.map(_.numEntries) === Seq(2L, 2L))
       val b = m.manifests.map(_.partitionBounds.get("date"))
+      // Compaction sorts entries by partition value (NULL first): [n, b] and [c, a].
       assert(b.map(x => (x.min, x.max)) === Seq(
-        (Some("2024-01-01"), Some("2024-01-03")), (Some("2024-01-02"), Some("2024-01-02"))))
+        (Some("2024-01-01"), Some("2024-01-01")), (Some("2024-01-02"), Some("2024-01-03"))))
       val s = fresh(dir)
       assert(s.allFiles.find(_.path == "n").get.partitionValues === Map("date" -> null))
     }
@@ -302,5 +305,98 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     override def listDirectories(dir: Path): Seq[Path] = inner.listDirectories(dir)
     override def modificationTime(path: Path): Long = inner.modificationTime(path)
     override def delete(path: Path): Boolean = inner.delete(path)
+  }
+
+  test("a read loads only the manifests whose partition bounds it can match") {
+    withTempDir { dir =>
+      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "3",
+        "spark.indextables.state.entriesPerManifest" -> "2"))
+      create(log, Seq("date"))
+      append(log, partAdd("a1", "2024-01-01"), partAdd("a2", "2024-01-01"))
+      append(log, partAdd("b1", "2024-01-02"), partAdd("b2", "2024-01-02"))
+      append(log, partAdd("c1", "2024-01-03"), partAdd("c2", "2024-01-03")) // state-v3
+      append(log, partAdd("a3", "2024-01-01"), RemoveAction("b1", Some(1L), dataChange = true),
+        RemoveAction("c2", Some(1L), dataChange = true))
+      val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000003")
+      val janSecond = m.manifests.filter(_.partitionBounds.get("date").max.contains("2024-01-02"))
+      assert(janSecond.size === 1)
+      // Without the 2024-01-02 manifest on disk, other partitions still read.
+      new File(new File(dir, "_transaction_log"), janSecond.head.path).delete()
+      def onlyDate(d: String): Snapshot.ManifestFilter =
+        b => b("date").min.forall(_ <= d) && b("date").max.forall(_ >= d)
+      val s = fresh(dir)
+      assert(!s.filesLoaded)
+      // The tail's adds come whatever their partition; its removes apply.
+      assert(s.filesMatching(onlyDate("2024-01-01")).map(_.path).toSet === Set("a1", "a2", "a3"))
+      assert(s.filesMatching(onlyDate("2024-01-03")).map(_.path).toSet === Set("c1", "a3"))
+      // Entries are also filtered by their own partition values as they are decoded (the
+      // tail's adds come regardless).
+      val seen = java.util.concurrent.ConcurrentHashMap.newKeySet[Map[String, String]]()
+      val jan3 = s.filesMatching(b => !b("date").max.contains("2024-01-02"),
+        pv => { seen.add(pv); pv("date") == "2024-01-03" })
+      assert(jan3.map(_.path).toSet === Set("c1", "a3"))
+      assert(seen.asScala.map(_("date")) === Set("2024-01-01", "2024-01-03"))
+      assert(!s.filesLoaded)
+      val e = intercept[TransactionLogException](s.filesMatching(onlyDate("2024-01-02")))
+      assert(e.getMessage.contains(janSecond.head.path))
+    }
+  }
+
+  test("state entries keep the version that added them, through incremental writes and compaction") {
+    withTempDir { dir =>
+      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "2"))
+      create(log)
+      append(log, add("a"))                // v1
+      append(log, add("b"))                // v2: state-v2 holds a@1, b@2
+      append(log, add("c"))                // v3
+      append(log, add("d"))                // v4: incremental, new manifest holds c@3, d@4
+      def versions(v: Long): Map[String, Long] = {
+        val st = AvroStateReader.read(log.store, log.logPath, LastCheckpoint.stateDirName(v), 1)
+        st.live.map(e => e.add.path -> e.addedAtVersion).toMap
+      }
+      assert(versions(2) === Map("a" -> 1L, "b" -> 2L))
+      assert(versions(4) === Map("a" -> 1L, "b" -> 2L, "c" -> 3L, "d" -> 4L))
+      val m4 = AvroStateReader.readManifest(log.store, log.logPath, LastCheckpoint.stateDirName(4))
+      assert(m4.manifests.map(x => (x.minAddedAtVersion, x.maxAddedAtVersion)) ===
+        Seq((1L, 2L), (3L, 4L)))
+      append(log, add("e"))                // v5
+      CheckpointWriter.checkpoint(log, fresh(dir), forceCompaction = true)
+      assert(versions(5) === Map("a" -> 1L, "b" -> 2L, "c" -> 3L, "d" -> 4L, "e" -> 5L))
+    }
+  }
+
+  test("a state write that fails on storage is retried with backoff, per the state.retry keys") {
+    withTempDir { dir =>
+      val opts = Map("spark.indextables.checkpoint.enabled" -> "false",
+        "spark.indextables.state.retry.baseDelayMs" -> "1")
+      val log = open(dir, opts)
+      create(log)
+      append(log, add("a"))
+      append(log, add("b"))
+      // The first write (the new manifest) fails once; the second attempt succeeds.
+      val cp = CheckpointWriter.checkpointWithRetries(new FailingStore(log.store, 1), log,
+        log.snapshot(), forceCompaction = false)
+      assert(cp.version === 2L && open(dir).lastCheckpoint().map(_.version) === Some(2L))
+      assert(fresh(dir).allFiles.map(_.path) === Seq("a", "b"))
+      val once = open(dir, opts + ("spark.indextables.state.retry.maxAttempts" -> "1"))
+      append(once, add("c"))
+      intercept[java.io.IOException] {
+        CheckpointWriter.checkpointWithRetries(new FailingStore(once.store, 1), once,
+          once.snapshot(), forceCompaction = false)
+      }
+      assert(open(dir).lastCheckpoint().map(_.version) === Some(2L))
+      assert(fresh(dir).allFiles.map(_.path) === Seq("a", "b", "c"))
+    }
+  }
+
+  test("write options with lower-cased keys (as DataFrame options arrive) still apply") {
+    withTempDir { dir =>
+      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "1",
+        "spark.indextables.state.entriespermanifest" -> "1"))
+      create(log)
+      append(log, add("a"), add("b"), add("c"))
+      val m = AvroStateReader.readManifest(log.store, log.logPath, LastCheckpoint.stateDirName(1))
+      assert(m.manifests.size === 3)
+    }
   }
 }

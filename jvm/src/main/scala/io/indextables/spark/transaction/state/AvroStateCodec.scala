@@ -166,29 +166,24 @@ object AvroStateCodec {
       liveEntryCount = long(r, "liveEntryCount").getOrElse(-1L))
 
   /** Decodes a shared manifest into its entries, in file order. */
-  def decodeFileEntries(bytes: Array[Byte]): Seq[FileEntry] = read(bytes).map { r =>
-    val add = AddAction(
-      path = required(string(r, "path"), "path"),
-      partitionValues = nullableStringMap(r, "partitionValues").getOrElse(Map.empty),
-      size = required(long(r, "size"), "size"),
-      modificationTime = long(r, "modificationTime").getOrElse(0L),
-      dataChange = bool(r, "dataChange").getOrElse(true),
-      stats = string(r, "stats"),
-      minValues = stringMap(r, "minValues"),
-      maxValues = stringMap(r, "maxValues"),
-      numRecords = long(r, "numRecords"),
-      hasFooterOffsets = bool(r, "hasFooterOffsets").getOrElse(false),
-      footerStartOffset = long(r, "footerStartOffset"),
-      footerEndOffset = long(r, "footerEndOffset"),
-      splitTags = field(r, "splitTags").map { case l: java.util.Collection[_] =>
-        l.asScala.map(_.toString).toSet
-      },
-      numMergeOps = int(r, "numMergeOps"),
-      docMappingRef = string(r, "docMappingRef"),
-      docMappingJson = string(r, "docMappingJson"),
-      uncompressedSizeBytes = long(r, "uncompressedSizeBytes"))
-    FileEntry(add, long(r, "addedAtVersion").getOrElse(0L),
-      long(r, "addedAtTimestamp").getOrElse(0L))
+  def decodeFileEntries(bytes: Array[Byte]): Seq[FileEntry] = decodeFileEntries(bytes, null)
+
+  /**
+   * Decodes the entries of a shared manifest whose partition values (an Avro map: a NULL value
+   * is an absent key) `keepPartition` accepts; all of them when it is null.
+   */
+  def decodeFileEntries(bytes: Array[Byte], keepPartition: Map[String, String] => Boolean)
+      : Seq[FileEntry] = {
+    val stream = new DataFileStream[FileEntry](new ByteArrayInputStream(bytes),
+      new FileEntryDatumReader(keepPartition))
+    try {
+      val out = Vector.newBuilder[FileEntry]
+      while (stream.hasNext) {
+        val e = stream.next()
+        if (e != null) out += e
+      }
+      out.result()
+    } finally stream.close()
   }
 
   private def read(bytes: Array[Byte]): Vector[GenericRecord] = {

@@ -62,10 +62,26 @@ object AvroStateReader {
    * Reads the state in `stateDir` with `parallelism` concurrent manifest reads. Entries of later
    * manifests replace entries of the same path in earlier ones.
    */
-  def read(store: LogStore, logPath: Path, stateDir: String, parallelism: Int): AvroState = {
-    val manifest = readManifest(store, logPath, stateDir)
-    val files = manifest.manifests.map(m => resolveManifestPath(logPath, stateDir, m.path))
-    val perManifest = mapInParallel(files, parallelism)(f => readEntries(store, f))
+  def read(store: LogStore, logPath: Path, stateDir: String, parallelism: Int): AvroState =
+    readEntries(store, logPath, stateDir, readManifest(store, logPath, stateDir), parallelism,
+      _ => true)
+
+  /**
+   * The entries of the manifests of `manifest` that `keep` accepts, with the state's tombstones
+   * applied; `entryPaths` then holds only the paths of those manifests. With `keepPartition`,
+   * only entries whose partition values it accepts (see [[AvroStateCodec.decodeFileEntries]]).
+   */
+  def readEntries(
+      store: LogStore,
+      logPath: Path,
+      stateDir: String,
+      manifest: StateManifest,
+      parallelism: Int,
+      keep: ManifestInfo => Boolean,
+      keepPartition: Map[String, String] => Boolean = null): AvroState = {
+    val files = manifest.manifests.filter(keep)
+      .map(m => resolveManifestPath(logPath, stateDir, m.path))
+    val perManifest = mapInParallel(files, parallelism)(f => readEntries(store, f, keepPartition))
     val byPath = mutable.LinkedHashMap.empty[String, FileEntry]
     perManifest.foreach(_.foreach(e => byPath.put(e.add.path, e)))
     val entryPaths = byPath.keySet.toSet
@@ -73,9 +89,13 @@ object AvroStateReader {
     AvroState(stateDir, manifest, byPath.values.toVector, entryPaths)
   }
 
-  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = {
+  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = readEntries(store, file, null)
+
+  /** The entries of one manifest whose partition values `keepPartition` accepts (all if null). */
+  def readEntries(store: LogStore, file: Path, keepPartition: Map[String, String] => Boolean)
+      : Seq[FileEntry] = {
     val bytes = readFile(store, file, "a manifest that the state references is missing")
-    try AvroStateCodec.decodeFileEntries(bytes)
+    try AvroStateCodec.decodeFileEntries(bytes, keepPartition)
     catch {
       case NonFatal(e) =>
         throw TransactionLogErrors.unreadableVersionFile(

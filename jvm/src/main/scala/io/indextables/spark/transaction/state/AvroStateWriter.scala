@@ -68,20 +68,21 @@ object AvroStateWriter {
     val now = System.currentTimeMillis()
     val partitionColumns = snapshot.metadata.partitionColumns
     val remap = renormalization(snapshot, config.renormalizeThreshold)
-    val live = if (remap.isEmpty) snapshot.allFiles else snapshot.allFiles.map { a =>
-      a.copy(docMappingRef = a.docMappingRef.map(r => remap.getOrElse(r, r)))
+    val liveEntries = if (remap.isEmpty) snapshot.entries else snapshot.entries.map { e =>
+      e.copy(add = e.add.copy(docMappingRef = e.add.docMappingRef.map(r => remap.getOrElse(r, r))))
     }
+    val live = liveEntries.map(_.add)
     val livePaths = live.iterator.map(_.path).toSet
 
     val plan = base.filter(_ => !config.forceCompaction && remap.isEmpty).flatMap { b =>
       val baseLive = b.entryPaths -- b.manifest.tombstones
-      val added = live.filterNot(a => baseLive.contains(a.path))
+      val added = liveEntries.filterNot(e => baseLive.contains(e.add.path))
       val removed = baseLive.filterNot(livePaths.contains)
       val tombstones = b.manifest.tombstones ++ removed.toSeq.sorted
       val totalEntries = b.manifest.manifests.map(_.numEntries).sum + added.size
       val perManifest = config.entriesPerManifest
       val newManifestCount = (added.size + perManifest - 1) / perManifest
-      val readded = b.readded.nonEmpty || added.exists(a => b.entryPaths.contains(a.path))
+      val readded = b.readded.nonEmpty || added.exists(e => b.entryPaths.contains(e.add.path))
       val tooManyTombstones =
         totalEntries > 0 && tombstones.size.toDouble / totalEntries > config.tombstoneThreshold
       val tooManyManifests = b.manifest.manifests.size + newManifestCount > config.maxManifests
@@ -91,10 +92,14 @@ object AvroStateWriter {
 
     val (manifests, tombstones, newManifests) = plan match {
       case Some((b, added, tomb)) =>
-        val written = writeManifests(store, logPath, added, version, now, partitionColumns, config)
+        val written = writeManifests(store, logPath, added, partitionColumns, config)
         (b.manifest.manifests ++ written, tomb, written.map(_.path))
       case None =>
-        val written = writeManifests(store, logPath, live, version, now, partitionColumns, config)
+        // Compaction lays entries out by partition, so that each manifest's bounds are narrow.
+        val byPartition = if (partitionColumns.isEmpty) liveEntries else liveEntries.sortBy(e =>
+          partitionColumns.map(c => Option(e.add.partitionValues.getOrElse(c, null)).getOrElse("")))(
+          Ordering.Implicits.seqDerivedOrdering[Seq, String])
+        val written = writeManifests(store, logPath, byPartition, partitionColumns, config)
         (written, Nil, written.map(_.path))
     }
 
@@ -120,7 +125,7 @@ object AvroStateWriter {
     val written = store.putIfAbsent(stateFile,
       AvroStateCodec.encodeStateManifest(manifest, config.codec))
     val entryPaths = plan match {
-      case Some((b, added, _)) => b.entryPaths ++ added.map(_.path)
+      case Some((b, added, _)) => b.entryPaths ++ added.map(_.add.path)
       case None => livePaths
     }
     AvroStateWriteResult(stateDir, manifest, compacted = plan.isEmpty, newManifests,
@@ -137,32 +142,34 @@ object AvroStateWriter {
     }.filter { case (from, to) => from != to }.toMap
   }
 
-  /** Writes `files` as manifests of at most entriesPerManifest entries each. */
+  /**
+   * Writes `files` as manifests of at most entriesPerManifest entries each. Every entry keeps the
+   * version and time that added it to the table.
+   */
   private def writeManifests(
       store: LogStore,
       logPath: Path,
-      files: Seq[AddAction],
-      version: Long,
-      now: Long,
+      files: Seq[FileEntry],
       partitionColumns: Seq[String],
       config: AvroStateConfig): Seq[ManifestInfo] =
     files.grouped(config.entriesPerManifest).map { chunk =>
-      val entries = chunk.map { a =>
+      val entries = chunk.map { e =>
+        val a = e.add
         // Avro maps cannot hold nulls: a SQL NULL partition value is written as an absent key.
         // An inline (pre-V3) doc mapping moves to the registry; see inlineRegistry.
         val add = a.copy(partitionValues = a.partitionValues.filter(_._2 != null),
           docMappingRef = a.docMappingRef.orElse(a.docMappingJson.map(SchemaHash.compute)),
           docMappingJson = None)
-        FileEntry(add, version, now)
+        e.copy(add = add)
       }
       val bytes = AvroStateCodec.encodeFileEntries(entries, config.codec)
       val path = putWithFreshName(store, logPath, bytes)
       ManifestInfo(
         path = path,
         numEntries = entries.size.toLong,
-        minAddedAtVersion = version,
-        maxAddedAtVersion = version,
-        partitionBounds = bounds(chunk, partitionColumns))
+        minAddedAtVersion = entries.iterator.map(_.addedAtVersion).min,
+        maxAddedAtVersion = entries.iterator.map(_.addedAtVersion).max,
+        partitionBounds = bounds(chunk.map(_.add), partitionColumns))
     }.toVector
 
   private def putWithFreshName(store: LogStore, logPath: Path, bytes: Array[Byte]): String = {

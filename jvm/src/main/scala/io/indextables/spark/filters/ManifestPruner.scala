@@ -1,0 +1,97 @@
+package io.indextables.spark.filters
+
+import org.apache.spark.sql.sources._
+import org.apache.spark.sql.types._
+
+import io.indextables.spark.transaction.state.PartitionBounds
+
+/**
+ * Decides whether an Avro state manifest can hold a split that the partition filters of a read
+ * accept, from the manifest's partition bounds: the least and greatest partition value of each
+ * column over its splits, compared as strings, nulls left out.
+ *
+ * Conservative: it answers false only when no split of the manifest can satisfy the filters.
+ * Because the bounds are string extremes, ranges are judged only on string columns whose values
+ * sort the same as strings and as Spark compares them (no surrogate pairs), and on date columns
+ * (`yyyy-MM-dd` sorts by date); equality and IN also on integral and boolean columns, whose
+ * partition values are written in one canonical form. Anything else keeps the manifest.
+ * Thread-safe.
+ */
+final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
+
+  private val types: Map[String, DataType] =
+    partitionColumns.flatMap(c => schema.find(_.name == c).map(f => c -> f.dataType)).toMap
+
+  /** True if a split under `bounds` may satisfy every filter of `filters`. */
+  def mayMatch(bounds: Map[String, PartitionBounds], filters: Seq[Filter]): Boolean =
+    filters.forall(f => possible(bounds, f))
+
+  /** False only when no split under `bounds` can make `f` TRUE. */
+  private def possible(bounds: Map[String, PartitionBounds], f: Filter): Boolean = f match {
+    case And(l, r) => possible(bounds, l) && possible(bounds, r)
+    case Or(l, r) => possible(bounds, l) || possible(bounds, r)
+    case EqualTo(c, v) => compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
+    case EqualNullSafe(c, v) if v != null =>
+      compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
+    case In(c, vs) =>
+      vs.exists(v => v != null &&
+        compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi))
+    case GreaterThan(c, v) => compare(bounds, c, v, equality = false)(s => (_, hi) => hi > s)
+    case GreaterThanOrEqual(c, v) => compare(bounds, c, v, equality = false)(s => (_, hi) => hi >= s)
+    case LessThan(c, v) => compare(bounds, c, v, equality = false)(s => (lo, _) => lo < s)
+    case LessThanOrEqual(c, v) => compare(bounds, c, v, equality = false)(s => (lo, _) => lo <= s)
+    case StringStartsWith(c, prefix) if ordered(c, prefix) =>
+      // Some value in [lo, hi] starts with prefix only if hi >= prefix and lo <= prefix + max.
+      withBounds(bounds, c) { (lo, hi) =>
+        hasSurrogate(lo) || hasSurrogate(hi) || (hi >= prefix && lo.take(prefix.length) <= prefix)
+      }
+    case _ => true
+  }
+
+  /**
+   * Applies `test` to the literal's canonical string when the column's bounds are known and
+   * comparable for this kind of test; a comparison with NULL is never TRUE.
+   */
+  private def compare(bounds: Map[String, PartitionBounds], c: String, v: Any, equality: Boolean)(
+      test: String => (String, String) => Boolean): Boolean =
+    if (v == null) false
+    else canonical(c, v, equality) match {
+      case Some(s) => withBounds(bounds, c) { (lo, hi) =>
+        // Bounds with surrogates may order differently from Spark, except for equality.
+        if (!equality && (hasSurrogate(lo) || hasSurrogate(hi))) true else test(s)(lo, hi)
+      }
+      case None => true
+    }
+
+  private def withBounds(bounds: Map[String, PartitionBounds], c: String)(
+      test: (String, String) => Boolean): Boolean =
+    bounds.get(c) match {
+      case Some(PartitionBounds(Some(lo), Some(hi))) => test(lo, hi)
+      // Known bounds of no value: every split of the manifest has NULL here.
+      case Some(PartitionBounds(None, None)) => false
+      case _ => true
+    }
+
+  /** The partition value string a split would carry for `v`, if comparisons on it are sound. */
+  private def canonical(c: String, v: Any, equality: Boolean): Option[String] =
+    (types.get(c), v) match {
+      case (Some(StringType), s: String) if equality || ordered(c, s) => Some(s)
+      case (Some(DateType), d: java.sql.Date) => Some(d.toLocalDate.toString).filter(isIsoDate)
+      case (Some(DateType), d: java.time.LocalDate) => Some(d.toString).filter(isIsoDate)
+      case (Some(ByteType | ShortType | IntegerType | LongType), n) if equality =>
+        n match {
+          case i @ (_: Byte | _: Short | _: Int | _: Long) => Some(i.toString)
+          case _ => None
+        }
+      case (Some(BooleanType), b: Boolean) if equality => Some(b.toString)
+      case _ => None
+    }
+
+  /** String order agrees with Spark's byte order only without surrogates (supplementary chars). */
+  private def ordered(c: String, s: String): Boolean =
+    types.get(c).contains(StringType) && !hasSurrogate(s)
+
+  private def hasSurrogate(s: String): Boolean = s.exists(ch => Character.isSurrogate(ch))
+
+  private def isIsoDate(s: String): Boolean = s.length == 10 && s.charAt(4) == '-'
+}

@@ -1,0 +1,252 @@
+package io.indextables.spark.transaction.state
+
+import scala.collection.JavaConverters._
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.GenericDatumReader
+import org.apache.avro.io.{DatumReader, Decoder}
+import org.apache.avro.util.Utf8
+
+import io.indextables.spark.transaction.AddAction
+
+/**
+ * Decodes FileEntry records straight into [[FileEntry]] values, for whatever writer schema a
+ * manifest embeds: fields are matched by name, fields we do not know are read and dropped, and
+ * missing optional fields read as absent. Loading a large state decodes hundreds of thousands
+ * of records; going through GenericRecord, Avro's Utf8 and Java maps first would allocate
+ * several times as much.
+ *
+ * Strings that repeat across entries (map keys such as column names, partition values and
+ * statistics) are shared, which keeps a large state's memory down.
+ *
+ * With `keepPartition`, an entry whose partition values it rejects is skipped without building
+ * anything more of it, and `read` returns null for it. Not thread-safe: one reader per stream.
+ */
+private[state] final class FileEntryDatumReader(keepPartition: Map[String, String] => Boolean)
+    extends DatumReader[FileEntry] {
+
+  def this() = this(null)
+
+  private type FieldReader = Decoder => AnyRef
+
+  private var readers: Array[FieldReader] = Array.empty
+  private var skippers: Array[Decoder => Unit] = Array.empty
+  private var slots: Array[Int] = Array.empty
+  private val scratch = new Utf8()
+  // With a partition filter, the path (which precedes the partition values) is kept as bytes
+  // until the entry is accepted, so that skipped entries cost no string.
+  private val pathScratch = new Utf8()
+  private val shared = new java.util.HashMap[String, String]()
+
+  import FileEntryDatumReader._
+
+  override def setSchema(schema: Schema): Unit = {
+    val fields = schema.getFields.asScala.toArray
+    readers = fields.map { f =>
+      if (keepPartition != null && f.name() == "path" && f.schema().getType == Schema.Type.STRING) {
+        (in: Decoder) => { in.readString(pathScratch); PathPending }
+      } else readerFor(f.schema(), sharedStrings = SharedValueFields(f.name()))
+    }
+    skippers = fields.map(f => skipperFor(f.schema()))
+    slots = fields.map(f => FieldNames.indexOf(f.name()))
+  }
+
+  override def read(reuse: FileEntry, in: Decoder): FileEntry = {
+    val v = new Array[AnyRef](FieldNames.length)
+    var i = 0
+    while (i < readers.length) {
+      val value = readers(i)(in)
+      if (slots(i) >= 0) v(slots(i)) = value
+      i += 1
+      if (slots(i - 1) == Slot.PartitionValues && keepPartition != null &&
+          !keepPartition(Option(value.asInstanceOf[Map[String, String]]).getOrElse(Map.empty))) {
+        while (i < skippers.length) { skippers(i)(in); i += 1 }
+        return null
+      }
+    }
+    def opt[T](slot: Int): Option[T] = Option(v(slot).asInstanceOf[T])
+    if (v(Slot.Path) eq PathPending) v(Slot.Path) = pathScratch.toString
+    val add = AddAction(
+      path = opt[String](Slot.Path).getOrElse(
+        throw new IllegalArgumentException("required field 'path' is missing")),
+      partitionValues = opt[Map[String, String]](Slot.PartitionValues).getOrElse(Map.empty),
+      size = opt[java.lang.Long](Slot.Size).map(_.longValue()).getOrElse(
+        throw new IllegalArgumentException("required field 'size' is missing")),
+      modificationTime = long(opt[java.lang.Long](Slot.ModificationTime), 0L),
+      dataChange = opt[java.lang.Boolean](Slot.DataChange).forall(_.booleanValue()),
+      stats = opt[String](Slot.Stats),
+      minValues = opt[Map[String, String]](Slot.MinValues),
+      maxValues = opt[Map[String, String]](Slot.MaxValues),
+      numRecords = opt[java.lang.Long](Slot.NumRecords).map(_.longValue()),
+      hasFooterOffsets = opt[java.lang.Boolean](Slot.HasFooterOffsets).exists(_.booleanValue()),
+      footerStartOffset = opt[java.lang.Long](Slot.FooterStartOffset).map(_.longValue()),
+      footerEndOffset = opt[java.lang.Long](Slot.FooterEndOffset).map(_.longValue()),
+      splitTags = opt[Seq[String]](Slot.SplitTags).map(_.toSet),
+      numMergeOps = opt[java.lang.Integer](Slot.NumMergeOps).map(_.intValue()),
+      docMappingRef = opt[String](Slot.DocMappingRef),
+      docMappingJson = opt[String](Slot.DocMappingJson),
+      uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue()))
+    FileEntry(add, long(opt[java.lang.Long](Slot.AddedAtVersion), 0L),
+      long(opt[java.lang.Long](Slot.AddedAtTimestamp), 0L))
+  }
+
+  private def long(v: Option[java.lang.Long], default: Long): Long =
+    v.map(_.longValue()).getOrElse(default)
+
+  private def string(in: Decoder, share: Boolean): String = {
+    val s = in.readString(scratch).toString
+    if (!share) s
+    else {
+      val prior = shared.putIfAbsent(s, s)
+      if (prior == null) s else prior
+    }
+  }
+
+  private def distinct(keys: java.util.List[String]): Boolean = {
+    var i = 0
+    while (i < keys.size()) {
+      var j = i + 1
+      while (j < keys.size()) { if (keys.get(i) == keys.get(j)) return false; j += 1 }
+      i += 1
+    }
+    true
+  }
+
+  /** Reads past a value of `schema` without building it. */
+  private def skipperFor(schema: Schema): Decoder => Unit = schema.getType match {
+    case Schema.Type.NULL => _.readNull()
+    case Schema.Type.BOOLEAN => _.readBoolean()
+    case Schema.Type.INT => _.readInt()
+    case Schema.Type.LONG => _.readLong()
+    case Schema.Type.FLOAT => _.readFloat()
+    case Schema.Type.DOUBLE => _.readDouble()
+    case Schema.Type.STRING => _.skipString()
+    case Schema.Type.BYTES => _.skipBytes()
+    case Schema.Type.UNION =>
+      val branches = schema.getTypes.asScala.map(skipperFor).toArray
+      in => branches(in.readIndex())(in)
+    case Schema.Type.MAP =>
+      val value = skipperFor(schema.getValueType)
+      in => {
+        var n = in.skipMap()
+        while (n > 0) {
+          var i = 0L
+          while (i < n) { in.skipString(); value(in); i += 1 }
+          n = in.skipMap()
+        }
+      }
+    case Schema.Type.ARRAY =>
+      val item = skipperFor(schema.getElementType)
+      in => {
+        var n = in.skipArray()
+        while (n > 0) {
+          var i = 0L
+          while (i < n) { item(in); i += 1 }
+          n = in.skipArray()
+        }
+      }
+    case _ =>
+      val reader = readerFor(schema, sharedStrings = false)
+      in => reader(in)
+  }
+
+  private def readerFor(schema: Schema, sharedStrings: Boolean): FieldReader =
+    schema.getType match {
+      case Schema.Type.NULL => in => { in.readNull(); null }
+      case Schema.Type.BOOLEAN => in => java.lang.Boolean.valueOf(in.readBoolean())
+      case Schema.Type.INT => in => java.lang.Integer.valueOf(in.readInt())
+      case Schema.Type.LONG => in => java.lang.Long.valueOf(in.readLong())
+      case Schema.Type.FLOAT => in => java.lang.Float.valueOf(in.readFloat())
+      case Schema.Type.DOUBLE => in => java.lang.Double.valueOf(in.readDouble())
+      case Schema.Type.STRING => in => string(in, sharedStrings)
+      case Schema.Type.UNION =>
+        val branches = schema.getTypes.asScala.map(readerFor(_, sharedStrings)).toArray
+        in => branches(in.readIndex())(in)
+      case Schema.Type.MAP =>
+        val value = readerFor(schema.getValueType, sharedStrings)
+        in => {
+          val keys = new java.util.ArrayList[String](8)
+          val values = new java.util.ArrayList[String](8)
+          var n = in.readMapStart()
+          while (n > 0) {
+            var i = 0L
+            while (i < n) {
+              keys.add(string(in, share = true))
+              values.add(value(in) match {
+                case null => null
+                case s => s.toString
+              })
+              i += 1
+            }
+            n = in.mapNext()
+          }
+          if (keys.size() > 4 && keys.size() <= 32 && distinct(keys)) {
+            new ArrayStringMap(keys.toArray(new Array[String](0)), values.toArray(new Array[String](0)))
+          } else {
+            // Small maps are Scala's Map1 to Map4; repeated keys (not written by us) keep the
+            // last value, as a hash map would.
+            var m = Map.empty[String, String]
+            var i = 0
+            while (i < keys.size()) { m = m.updated(keys.get(i), values.get(i)); i += 1 }
+            m
+          }
+        }
+      case Schema.Type.ARRAY =>
+        val item = readerFor(schema.getElementType, sharedStrings)
+        in => {
+          val b = Vector.newBuilder[String]
+          var n = in.readArrayStart()
+          while (n > 0) {
+            var i = 0L
+            while (i < n) {
+              b += String.valueOf(item(in))
+              i += 1
+            }
+            n = in.arrayNext()
+          }
+          b.result()
+        }
+      case _ =>
+        // Records, enums, fixed and bytes: no FileEntry field of ours; read and dropped.
+        val generic = new GenericDatumReader[AnyRef](schema)
+        in => { generic.read(null, in); null }
+    }
+}
+
+private object FileEntryDatumReader {
+  /** Marks a path read into the reader's path buffer, not yet made a string. */
+  private val PathPending: AnyRef = new Object
+
+  private val FieldNames: IndexedSeq[String] = Vector("path", "partitionValues", "size",
+    "modificationTime", "dataChange", "stats", "minValues", "maxValues", "numRecords",
+    "hasFooterOffsets", "footerStartOffset", "footerEndOffset", "splitTags", "numMergeOps",
+    "docMappingRef", "docMappingJson", "uncompressedSizeBytes", "addedAtVersion",
+    "addedAtTimestamp")
+
+  /** The position in [[FieldNames]] of each field. */
+  object Slot {
+    final val Path = 0
+    final val PartitionValues = 1
+    final val Size = 2
+    final val ModificationTime = 3
+    final val DataChange = 4
+    final val Stats = 5
+    final val MinValues = 6
+    final val MaxValues = 7
+    final val NumRecords = 8
+    final val HasFooterOffsets = 9
+    final val FooterStartOffset = 10
+    final val FooterEndOffset = 11
+    final val SplitTags = 12
+    final val NumMergeOps = 13
+    final val DocMappingRef = 14
+    final val DocMappingJson = 15
+    final val UncompressedSizeBytes = 16
+    final val AddedAtVersion = 17
+    final val AddedAtTimestamp = 18
+  }
+
+  /** Fields whose string values repeat across entries and are worth sharing. */
+  private val SharedValueFields: Set[String] =
+    Set("partitionValues", "docMappingRef", "minValues", "maxValues")
+}
