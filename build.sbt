@@ -97,6 +97,36 @@ lazy val spark = (project in file("jvm"))
     }
   )
 
+// Benchmarks that need more than the product: Delta Lake, to measure our transaction log against
+// Delta's on the same machine in the same run. Never part of the assembly or the test run; see
+// tests/benchmarks/README.md.
+lazy val bench = (project in file("jvm/bench"))
+  .dependsOn(spark)
+  .settings(
+    name := "indextables-bench",
+    publish / skip := true,
+    scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17"),
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion,
+      "org.apache.avro" % "avro" % avroVersion,
+      "io.delta" %% "delta-spark" % "3.3.2"
+    ),
+    run / fork := true,
+    run / baseDirectory := (ThisBuild / baseDirectory).value,
+    run / javaOptions ++= Seq(
+      "-Xmx10g",
+      "-Dspark.ui.enabled=false",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
+    ),
+    // Extra JVM flags for the benchmark JVM only, e.g. a JFR recording.
+    run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty)
+  )
+
 lazy val root = (project in file("."))
   .aggregate(spark)
   .settings(publish / skip := true)

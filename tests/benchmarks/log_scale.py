@@ -1,0 +1,71 @@
+"""Transaction log at scale: IndexTables against Delta Lake 3.3, side by side in one JVM.
+
+    .venv/bin/python tests/benchmarks/log_scale.py --out target/bench-log
+
+Times four operations on an IndexTables log and on a Delta log holding the same files: a
+snapshot load of 100,000 live files, an incremental commit of 100 files onto it, a compaction
+(full checkpoint) of 70,000 files, and the files of one partition of a 1,000,000-entry table.
+The harness is jvm/bench (LogScaleBench), run through build/sbt; Delta is a dependency of that
+benchmark project only, never of the product JAR. Writes <out>/log-scale.json and
+<out>/log-scale.md, and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def command(args: argparse.Namespace) -> list[str]:
+    flags = [
+        f"--live {args.live}",
+        f"--commit {args.commit}",
+        f"--compact {args.compact}",
+        f"--prune {args.prune}",
+        f"--partitions {args.partitions}",
+        f"--runs {args.runs}",
+        f"--out {Path(args.out).resolve()}",
+    ]
+    if args.no_delta:
+        flags.append("--no-delta")
+    return [str(REPO / "build" / "sbt"), "bench/run " + " ".join(flags)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--live", type=int, default=100_000, help="files of the snapshot-load table")
+    p.add_argument("--commit", type=int, default=100, help="files per incremental commit")
+    p.add_argument("--compact", type=int, default=70_000, help="files of the compaction table")
+    p.add_argument("--prune", type=int, default=1_000_000, help="entries of the pruning table")
+    p.add_argument("--partitions", type=int, default=100, help="date partitions of each table")
+    p.add_argument("--runs", type=int, default=5, help="timed runs after one warm-up")
+    p.add_argument("--out", type=Path, default=REPO / "target" / "bench-log")
+    p.add_argument("--no-delta", action="store_true", help="time IndexTables only")
+    p.add_argument("--jfr", action="store_true", help="record <out>/log-scale.jfr")
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    if args.jfr:
+        jfr = (args.out / "log-scale.jfr").resolve()
+        env["BENCH_JVM_OPTS"] = f"-XX:StartFlightRecording=filename={jfr},settings=profile"
+    log = args.out / "log-scale.log"
+    with open(log, "w") as out:
+        rc = subprocess.run(
+            command(args), cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.STDOUT,
+        ).returncode
+    if rc != 0:
+        sys.stderr.write(f"log_scale: the harness failed (exit {rc}); see {log}\n")
+        sys.stderr.write("".join(log.read_text().splitlines(keepends=True)[-40:]))
+        return rc
+    print((args.out / "log-scale.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
