@@ -71,7 +71,6 @@ object LogReplay {
       versions.foreach { case (v, actions) =>
         actions.foreach {
           case a: AddAction =>
-            if (stateBase.exists(_.entryPaths.contains(a.path))) readded += a.path
             // After a remove, the path comes back at the end, as in a fresh insertion.
             if (touched.get(a.path).exists(_.isEmpty)) touched.remove(a.path)
             touched.put(a.path, Some(FileEntry(a, v, a.modificationTime)))
@@ -91,16 +90,26 @@ object LogReplay {
       val placed = mutable.Set.empty[String]
       base.foreach(_.entries.foreach { e =>
         if (touched.isEmpty || !touched.contains(e.add.path)) files += e
-        else if (!removed.contains(e.add.path)) {
-          touched(e.add.path).foreach { latest => files += latest; placed += e.add.path }
+        else {
+          if (touched(e.add.path).isDefined) readded += e.add.path
+          if (!removed.contains(e.add.path)) {
+            touched(e.add.path).foreach { latest => files += latest; placed += e.add.path }
+          }
         }
       })
+      // Entries of the state that the tail adds again: live at the base (above), removed since
+      // the base's state, or tombstoned in it. A superset, which only costs a compaction.
+      stateBase.foreach { b =>
+        val gone = base.map(_.tombstones.iterator.map(_.path).toSet).getOrElse(Set.empty) ++
+          b.manifest.tombstones
+        touched.foreach { case (path, e) => if (e.isDefined && gone.contains(path)) readded += path }
+      }
       touched.foreach {
         case (path, Some(e)) if !placed.contains(path) => files += e
         case _ =>
       }
       Snapshot.Files(files.result(), tombstones.values.toVector, skips.values.toVector,
-        stateBase.map(b => b.copy(readded = b.readded ++ readded)))
+        stateBase.map(_.withReadded(readded)))
     }
 
     def loadMatching(keep: Snapshot.ManifestFilter, keepPartition: Snapshot.PartitionFilter)

@@ -138,11 +138,24 @@ object Snapshot {
 
 /**
  * What an incremental Avro checkpoint needs of the state it builds on: its directory, its
- * manifest, the paths of every entry of its manifests (tombstoned ones included), and the paths
- * among them that version files replayed after the state added again (their entries are stale).
+ * manifest, the paths of every entry of its manifests (tombstoned ones included; computed on
+ * first use, since only a checkpoint needs them), and the paths that version files replayed
+ * after the state may have added again (their entries would be stale).
  */
-final case class StateBase(
-    stateDir: String,
-    manifest: io.indextables.spark.transaction.state.StateManifest,
-    entryPaths: Set[String],
-    readded: Set[String] = Set.empty)
+final class StateBase(
+    val stateDir: String,
+    val manifest: io.indextables.spark.transaction.state.StateManifest,
+    paths: () => Set[String],
+    val readded: Set[String]) {
+
+  lazy val entryPaths: Set[String] = paths()
+
+  def withReadded(more: collection.Set[String]): StateBase =
+    if (more.isEmpty) this else new StateBase(stateDir, manifest, () => entryPaths, readded ++ more)
+}
+
+object StateBase {
+  def apply(stateDir: String, manifest: io.indextables.spark.transaction.state.StateManifest,
+      entryPaths: => Set[String]): StateBase =
+    new StateBase(stateDir, manifest, () => entryPaths, Set.empty)
+}

@@ -19,7 +19,11 @@ final case class AvroState(
     stateDir: String,
     manifest: StateManifest,
     live: Seq[FileEntry],
-    entryPaths: Set[String])
+    removedByTombstone: Set[String]) {
+
+  /** Paths of every entry read, live or tombstoned (built on first use). */
+  lazy val entryPaths: Set[String] = live.iterator.map(_.add.path).toSet ++ removedByTombstone
+}
 
 /**
  * Reads `state-v<version>/_manifest.avro` and the manifests it references, on the driver.
@@ -84,9 +88,9 @@ object AvroStateReader {
     val perManifest = mapInParallel(files, parallelism)(f => readEntries(store, f, keepPartition))
     val byPath = mutable.LinkedHashMap.empty[String, FileEntry]
     perManifest.foreach(_.foreach(e => byPath.put(e.add.path, e)))
-    val entryPaths = byPath.keySet.toSet
+    val removed = manifest.tombstones.iterator.filter(byPath.contains).toSet
     manifest.tombstones.foreach(byPath.remove)
-    AvroState(stateDir, manifest, byPath.values.toVector, entryPaths)
+    AvroState(stateDir, manifest, byPath.values.toVector, removed)
   }
 
   def readEntries(store: LogStore, file: Path): Seq[FileEntry] = readEntries(store, file, null)

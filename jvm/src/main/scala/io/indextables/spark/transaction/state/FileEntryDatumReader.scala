@@ -16,8 +16,8 @@ import io.indextables.spark.transaction.AddAction
  * of records; going through GenericRecord, Avro's Utf8 and Java maps first would allocate
  * several times as much.
  *
- * Strings that repeat across entries (map keys such as column names, partition values and
- * statistics) are shared, which keeps a large state's memory down.
+ * Strings that repeat across entries (map keys such as column names, and partition values) are
+ * shared, which keeps a large state's memory down.
  *
  * With `keepPartition`, an entry whose partition values it rejects is skipped without building
  * anything more of it, and `read` returns null for it. Not thread-safe: one reader per stream.
@@ -247,6 +247,5 @@ private object FileEntryDatumReader {
   }
 
   /** Fields whose string values repeat across entries and are worth sharing. */
-  private val SharedValueFields: Set[String] =
-    Set("partitionValues", "docMappingRef", "minValues", "maxValues")
+  private val SharedValueFields: Set[String] = Set("partitionValues", "docMappingRef")
 }
