@@ -113,7 +113,9 @@ lazy val bench = (project in file("jvm/bench"))
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,
+    // A fixed heap, as benchmarks should run: no run pays for the heap growing or shrinking.
     run / javaOptions ++= Seq(
+      "-Xms10g",
       "-Xmx10g",
       "-Dspark.ui.enabled=false",
       "--add-opens=java.base/java.nio=ALL-UNNAMED",

@@ -307,10 +307,14 @@ object LogScaleBench {
 
   private def timed(runs: Int)(body: => Unit): Seq[Double] = timedWithSetup(runs)(())(body)
 
-  /** One warm-up, then `runs` timed runs of `body`, each after an untimed `setup`. */
+  /**
+   * One warm-up, then `runs` timed runs of `body`, each after an untimed `setup` and a full GC,
+   * so that no run pays for garbage an earlier step (building a table) left behind.
+   */
   private def timedWithSetup(runs: Int)(setup: => Unit)(body: => Unit): Seq[Double] =
     (0 to runs).map { _ =>
       setup
+      System.gc()
       val t0 = System.nanoTime()
       body
       (System.nanoTime() - t0) / 1e6
