@@ -1,0 +1,129 @@
+package io.indextables.spark.read
+
+import scala.collection.JavaConverters._
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Cast, GenericInternalRow, Literal}
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.types.StringType
+import org.apache.spark.unsafe.types.UTF8String
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.search.SplitSearchEngine
+import io.indextables.tantivy4java.aggregation.TermsResult
+import io.indextables.tantivy4java.core.DocAddress
+import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
+
+/**
+ * Answers a pushed [[AggregatePlan]] for one split: one partial row per group, never the
+ * documents. Counts come, cheapest first, from the log (an unfiltered split's record count),
+ * from the number of hits of the pushed query, or, per value of a grouped `string` column, from
+ * tantivy's terms aggregation on its fast field; when that aggregation cannot vouch for every
+ * bucket (too many distinct values), the column's values are fetched and counted here. Runs on
+ * an executor, on one thread; opens its searcher only when the log cannot answer, and closes it.
+ */
+final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPartition, agg: AggregatePlan)
+  extends PartitionReader[InternalRow] {
+
+  private var searcherOpt: Option[SplitSearcher] = None
+  private def searcher: SplitSearcher = searcherOpt.getOrElse {
+    val s = SplitSearchEngine.open(plan, split)
+    searcherOpt = Some(s)
+    s
+  }
+
+  // The builder refuses aggregates when this split's query would differ (over-long tokens).
+  private val queryJson: Option[String] = plan.queryAstJson
+  private def query: SplitQuery = queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
+
+  private lazy val rows: Iterator[InternalRow] = compute().iterator
+  private var current: InternalRow = _
+
+  override def next(): Boolean = if (rows.hasNext) { current = rows.next(); true } else false
+
+  override def get(): InternalRow = current
+
+  private def compute(): Seq[InternalRow] = agg.fieldGroup match {
+    case None =>
+      val n = countMatches()
+      if (n == 0 && agg.groupBy.nonEmpty) Nil else Seq(row(null, n))
+    case Some(g) =>
+      val counts = valueCounts(g.name)
+      counts.toSeq.map { case (value, n) => row(value.map(UTF8String.fromString).orNull, n) }
+  }
+
+  /** Documents matching the pushed query. */
+  private def countMatches(): Long = (queryJson, split.numRecords) match {
+    case (None, Some(n)) => n
+    case _ => withHits(_.length.toLong)
+  }
+
+  /** Per value of the `string` column `field` (None for null), the matching documents. */
+  private def valueCounts(field: String): Map[Option[String], Long] = {
+    val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
+    // One bucket more than the split could need (or than we accept): fewer buckets back than
+    // asked means no segment cut its list short (a cut segment alone fills `size` buckets).
+    // tantivy4java reports no sum_other_doc_count, so this is the only proof of completeness.
+    val size = (math.min(docs, IndexTables4SparkAggregateReader.MaxBuckets) + 1).toInt
+    val terms = new io.indextables.tantivy4java.aggregation.TermsAggregation("g", field, size, size)
+    val result = try searcher.aggregate(query, "g", terms)
+      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
+    val buckets = try result.getAggregation("g") match {
+        case t: TermsResult if t.getBuckets.size < size =>
+          Some(t.getBuckets.asScala.map(b => Option(b.getKeyAsString) -> b.getDocCount).toMap)
+        case _ => None
+      } finally result.close()
+    buckets match {
+      case Some(b) =>
+        val nulls = countMatches() - b.values.sum
+        if (nulls < 0) throw new IllegalStateException(
+          s"terms aggregation on $field in ${split.path} counted more documents than match")
+        if (nulls > 0) b + (None -> nulls) else b
+      case None => fetchAndCount(field)
+    }
+  }
+
+  /** The exact per-value counts from the stored values, when the aggregation was cut short. */
+  private def fetchAndCount(field: String): Map[Option[String], Long] = withHits { hits =>
+    val counts = mutable.HashMap.empty[Option[String], Long]
+    hits.grouped(plan.batchSize).foreach { batch =>
+      val docs = try searcher.docBatchProjected(batch, field).asScala
+        catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+      docs.foreach { d =>
+        val values = d.get(field)
+        val v = if (values == null || values.isEmpty) None else Option(values.get(0)).map(_.toString)
+        counts(v) = counts.getOrElse(v, 0L) + 1
+      }
+    }
+    counts.toMap
+  }
+
+  /** Runs the pushed query for every match and hands `f` the hits; frees them afterwards. */
+  private def withHits[T](f: Array[DocAddress] => T): T = {
+    val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
+    if (limit <= 0) return f(Array.empty)
+    val result = try searcher.search(query, limit)
+      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
+    val hits = try result.getHits.asScala.map(_.getDocAddress).toArray finally result.close()
+    try f(hits) finally hits.foreach(_.close())
+  }
+
+  /** A partial row: the split's partition values, `fieldValue` for a grouped data column. */
+  private def row(fieldValue: Any, count: Long): InternalRow = {
+    val values = agg.groupBy.map { g =>
+      if (g.isPartition) {
+        val raw = split.partitionValues.getOrElse(g.name, null)
+        if (raw == null) null else Cast(Literal.create(raw, StringType), g.dataType, Some(plan.timeZone)).eval()
+      } else fieldValue
+    } ++ Seq.fill(agg.counts)(count)
+    new GenericInternalRow(values.toArray[Any])
+  }
+
+  override def close(): Unit = searcherOpt.foreach(_.close())
+}
+
+object IndexTables4SparkAggregateReader {
+  /** Buckets asked of one terms aggregation; tantivy refuses more than 65,000. */
+  val MaxBuckets: Long = 10000L
+}
