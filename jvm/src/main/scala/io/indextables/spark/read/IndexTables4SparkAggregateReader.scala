@@ -10,9 +10,9 @@ import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.search.SplitSearchEngine
+import io.indextables.spark.schema.{IndexKind, IndexedField}
+import io.indextables.spark.search.{NativeDocs, SplitSearchEngine}
 import io.indextables.tantivy4java.aggregation.TermsResult
-import io.indextables.tantivy4java.core.DocAddress
 import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
 /**
@@ -56,7 +56,7 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   /** Documents matching the pushed query. */
   private def countMatches(): Long = (queryJson, split.numRecords) match {
     case (None, Some(n)) => n
-    case _ => withHits(_.length.toLong)
+    case _ => withHits((_, docs) => docs.length.toLong)
   }
 
   /** Per value of the `string` column `field` (None for null), the matching documents. */
@@ -85,28 +85,29 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   }
 
   /** The exact per-value counts from the stored values, when the aggregation was cut short. */
-  private def fetchAndCount(field: String): Map[Option[String], Long] = withHits { hits =>
+  private def fetchAndCount(field: String): Map[Option[String], Long] = withHits { (segments, docs) =>
     val counts = mutable.HashMap.empty[Option[String], Long]
-    hits.grouped(plan.batchSize).foreach { batch =>
-      val docs = try searcher.docBatchProjected(batch, field).asScala
+    val decoder = new ProjectedDocDecoder(Seq((IndexedField(field, StringType, IndexKind.RawString), 0)))
+    docs.indices.grouped(plan.batchSize).foreach { batch =>
+      val (from, until) = (batch.head, batch.last + 1)
+      val bytes = try NativeDocs.projected(searcher, segments.slice(from, until), docs.slice(from, until), Array(field))
         catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-      docs.foreach { d =>
-        val values = d.get(field)
-        val v = if (values == null || values.isEmpty) None else Option(values.get(0)).map(_.toString)
+      decoder.decode(bytes, () => new GenericInternalRow(1)).foreach { r =>
+        val v = if (r.isNullAt(0)) None else Some(r.getUTF8String(0).toString)
         counts(v) = counts.getOrElse(v, 0L) + 1
       }
     }
     counts.toMap
   }
 
-  /** Runs the pushed query for every match and hands `f` the hits; frees them afterwards. */
-  private def withHits[T](f: Array[DocAddress] => T): T = {
+  /** Runs the pushed query for every match and hands `f` the hits' (segment, doc) numbers. */
+  private def withHits[T](f: (Array[Int], Array[Int]) => T): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
-    if (limit <= 0) return f(Array.empty)
+    if (limit <= 0) return f(Array.empty, Array.empty)
     val result = try searcher.search(query, limit)
       catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
-    val hits = try result.getHits.asScala.map(_.getDocAddress).toArray finally result.close()
-    try f(hits) finally hits.foreach(_.close())
+    val (segments, docs) = try NativeDocs.hitIds(result) finally result.close()
+    f(segments, docs)
   }
 
   /** A partial row: the split's partition values, `fieldValue` for a grouped data column. */
