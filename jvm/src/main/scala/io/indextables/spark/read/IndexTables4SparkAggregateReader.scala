@@ -27,8 +27,9 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   extends PartitionReader[InternalRow] {
 
   private var searcherOpt: Option[SplitSearcher] = None
+  private lazy val where = SplitSearchEngine.location(plan, split)
   private def searcher: SplitSearcher = searcherOpt.getOrElse {
-    val s = SplitSearchEngine.open(plan, split)
+    val s = SplitSearchEngine.openAt(where, split, plan)
     searcherOpt = Some(s)
     s
   }
@@ -104,6 +105,9 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   private def withHits[T](f: (Array[Int], Array[Int]) => T): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
+    if (queryJson.isEmpty) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+      return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
+    }
     val result = try searcher.search(query, limit)
       catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
     val (segments, docs) = try NativeDocs.hitIds(result) finally result.close()

@@ -11,7 +11,8 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
 
 /**
  * Reads one split: runs the pushed query once (with the split's own document count as the
- * limit, so every match comes back), keeps the hits as (segment, doc) numbers in index order
+ * limit, so every match comes back; with no query on a one-segment split, takes every document
+ * number without searching, see [[SplitSearchEngine.singleSegmentDocs]]), keeps the hits as (segment, doc) numbers in index order
  * (freeing each native address at once), then fetches the matching documents in batches of
  * `batchSize` per native call and decodes them straight into rows. Runs on an executor, on one
  * thread; owns its searcher and closes it in `close`.
@@ -19,7 +20,8 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
 final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
   extends PartitionReader[InternalRow] {
 
-  private val searcher: SplitSearcher = SplitSearchEngine.open(plan, split)
+  private val where = SplitSearchEngine.location(plan, split)
+  private val searcher: SplitSearcher = SplitSearchEngine.openAt(where, split, plan)
   private val outputOrdinals = plan.dataFields.map(f => plan.readSchema.fieldIndex(f.name)).toArray
   private val fieldNames = plan.dataFields.map(_.name).toArray
   private val decoder = new ProjectedDocDecoder(plan.dataFields.zip(outputOrdinals))
@@ -42,6 +44,12 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
     val limit = math.min(plan.limit.map(_.toLong).getOrElse(docs), docs).min(Int.MaxValue).toInt
     if (limit <= 0) return (Array.empty, Array.empty)
+    // Every document of a one-segment split: its numbers are known, and tantivy4java's hit list
+    // costs far more per document than fetching the document itself.
+    if (json.isEmpty) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+      val count = math.min(limit.toLong, n).toInt
+      return (new Array[Int](count), Array.tabulate(count)(identity))
+    }
     val result = try searcher.search(query, limit)
       catch {
         case e: Exception =>

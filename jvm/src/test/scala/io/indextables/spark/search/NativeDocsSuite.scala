@@ -76,3 +76,49 @@ class NativeDocsSuite extends AnyFunSuite {
     assert(e.getMessage.contains("TANT"))
   }
 }
+
+class SingleSegmentDocsSuite extends AnyFunSuite {
+  import java.io.File
+  import io.indextables.spark.read.SplitInputPartition
+  import io.indextables.tantivy4java.core.{Index, SchemaBuilder}
+  import io.indextables.tantivy4java.split.merge.QuickwitSplit
+
+  /** A split of `commits` segments (one per commit) of `perCommit` documents each. */
+  private def split(dir: File, commits: Int, perCommit: Int): (String, Long) = {
+    val sb = new SchemaBuilder()
+    val schema = try { sb.addIntegerField("n", true, true, true); sb.build() } finally sb.close()
+    val indexDir = new File(dir, s"index-$commits")
+    val index = new Index(schema, indexDir.getAbsolutePath, false)
+    try {
+      val writer = index.writer(50000000, 1)
+      try for (c <- 0 until commits) {
+        val batch = new BatchDocumentBuilder()
+        (0 until perCommit).foreach { i => val d = new BatchDocument(); d.addInteger("n", c * perCommit + i); batch.addDocument(d) }
+        writer.addDocumentsBatch(batch)
+        writer.commit()
+      } finally writer.close()
+    } finally { index.close(); schema.close() }
+    val out = new File(dir, s"$commits.split")
+    val md = QuickwitSplit.convertIndexFromPath(indexDir.getAbsolutePath, out.getAbsolutePath,
+      new QuickwitSplit.SplitConfig("i", "s", "n"))
+    (out.getAbsolutePath, md.getNumDocs)
+  }
+
+  private def partition(path: String, n: Option[Long]) =
+    SplitInputPartition(path, Map.empty, n, None, 0L, 0L, None, hasLongTokens = false)
+
+  test("only a local one-segment split with the log's record count is read without a search") {
+    val dir = java.nio.file.Files.createTempDirectory("segments").toFile
+    try {
+      val (one, n1) = split(dir, 1, 30)
+      val (two, n2) = split(dir, 2, 30)
+      assert(n1 === 30 && n2 === 60)
+      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, Some(30L))) === Some(30L))
+      assert(SplitSearchEngine.singleSegmentDocs(two, partition(two, Some(60L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, Some(29L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, None)) === None)
+      assert(SplitSearchEngine.singleSegmentDocs("s3://bucket/x.split", partition(one, Some(30L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(new File(dir, "missing.split").getPath, partition(one, Some(30L))) === None)
+    } finally org.apache.commons.io.FileUtils.deleteQuietly(dir)
+  }
+}
