@@ -182,3 +182,27 @@ def test_group_with_more_values_than_one_terms_aggregation_returns_is_exact(
 
     assert "PushedGroupBy: [k]" in scan_node(q(table))
     assert_same_rows(q(table), q(oracle))
+
+
+@pytest.mark.parametrize(
+    "columns", ["k string, v long, m string", "k string, m string"], ids=["long_with_nulls", "strings"]
+)
+def test_count_over_an_indexquery_counts_rows_without_the_counted_value(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, columns: str
+) -> None:
+    # A filtered split is counted by a value count on a fast field (the first numeric, else a
+    # string one) plus the matches lacking a value: rows with a null there must still count.
+    words = ["alpha beta", "beta gamma", "gamma", "Beta-delta"]
+    rows = [
+        (None if i % 3 == 0 else f"k{i % 5}", None if i % 4 == 0 else i, words[i % 4])
+        for i in range(2000)
+    ]
+    if "v long" not in columns:
+        rows = [(k, m) for k, _, m in rows]
+    source = spark.createDataFrame(rows, columns).coalesce(2)
+    path = str(tmp_path_factory.mktemp("agg_count") / "table")
+    write_table(source, path, options={"spark.indextables.indexing.typemap.m": "text"})
+    read_table(spark, path).createOrReplaceTempView("agg_count_t")
+    df = spark.sql("SELECT COUNT(*) AS n FROM agg_count_t WHERE m indexquery 'beta'")
+    assert "PushedAggregation: [COUNT(*)]" in scan_node(df)
+    assert df.collect()[0]["n"] == sum(1 for r in rows if "beta" in r[-1].lower().replace("-", " ").split())

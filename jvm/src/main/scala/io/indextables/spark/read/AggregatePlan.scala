@@ -15,8 +15,11 @@ final case class GroupColumn(name: String, dataType: DataType, isPartition: Bool
 /**
  * An aggregation every split answers on its own, one partial row per group: the group values,
  * then `counts` COUNT(*) columns (Spark sums the partials). Immutable; built on the driver.
+ *
+ * @param countField a single-valued fast field whose value count (plus the matches without a
+ *                   value) counts a filtered split's matches without listing them
  */
-final case class AggregatePlan(groupBy: Seq[GroupColumn], counts: Int) {
+final case class AggregatePlan(groupBy: Seq[GroupColumn], counts: Int, countField: Option[String] = None) {
 
   /** The scan's output: group columns in Spark's order, then the counts. */
   def schema: StructType = StructType(
@@ -56,6 +59,10 @@ object AggregatePlan {
     if (groups.exists(_.isEmpty)) return None
     val columns = groups.flatten
     if (columns.count(!_.isPartition) > 1) None
-    else Some(AggregatePlan(columns, aggs.size))
+    else {
+      val fast = Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
+      val countField = fast.view.flatMap(k => schema.fields.find(_.kind == k)).headOption.map(_.name)
+      Some(AggregatePlan(columns, aggs.size, countField))
+    }
   }
 }

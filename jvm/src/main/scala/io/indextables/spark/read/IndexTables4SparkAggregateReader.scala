@@ -12,13 +12,14 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.search.{NativeDocs, SplitSearchEngine}
-import io.indextables.tantivy4java.aggregation.TermsResult
-import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
+import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsResult}
+import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
 /**
  * Answers a pushed [[AggregatePlan]] for one split: one partial row per group, never the
  * documents. Counts come, cheapest first, from the log (an unfiltered split's record count),
- * from the number of hits of the pushed query, or, per value of a grouped `string` column, from
+ * from a value count on a fast field plus the hits that lack a value, from the number of hits
+ * of the pushed query, or, per value of a grouped `string` column, from
  * tantivy's terms aggregation on its fast field; when that aggregation cannot vouch for every
  * bucket (too many distinct values), the column's values are fetched and counted here. Runs on
  * an executor, on one thread; opens its searcher only when the log cannot answer, and closes it.
@@ -36,7 +37,7 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
 
   // The builder refuses aggregates when this split's query would differ (over-long tokens).
   private val queryJson: Option[String] = plan.queryAstJson
-  private def query: SplitQuery = queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
+  private lazy val query: SplitQuery = queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
   private lazy val rows: Iterator[InternalRow] = compute().iterator
   private var current: InternalRow = _
@@ -55,8 +56,20 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   }
 
   /** Documents matching the pushed query. */
-  private def countMatches(): Long = (queryJson, split.numRecords) match {
-    case (None, Some(n)) => n
+  private def countMatches(): Long = (queryJson, split.numRecords, agg.countField) match {
+    case (None, Some(n), _) => n
+    case (_, _, Some(f)) =>
+      // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
+      // documents without a value are listed instead (a fast field of the table: usually few).
+      val counted = try {
+        val result = searcher.aggregate(query, "c", new CountAggregation("c", f))
+        try result.getAggregation("c") match {
+          case c: CountResult => c.getCount
+          case other => throw new IllegalStateException(s"value_count on $f gave $other")
+        } finally result.close()
+      } catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
+      val missing = new SplitBooleanQuery().addMust(query).addMustNot(new SplitExistsQuery(f))
+      counted + withHits((_, docs) => docs.length.toLong, missing)
     case _ => withHits((_, docs) => docs.length.toLong)
   }
 
@@ -102,14 +115,14 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   }
 
   /** Runs the pushed query for every match and hands `f` the hits' (segment, doc) numbers. */
-  private def withHits[T](f: (Array[Int], Array[Int]) => T): T = {
+  private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery = query): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
-    if (queryJson.isEmpty) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+    if (queryJson.isEmpty && (q eq query)) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
       return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
     }
-    val result = try searcher.search(query, limit)
-      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
+    val result = try searcher.search(q, limit)
+      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e) }
     val (segments, docs) = try NativeDocs.hitIds(result) finally result.close()
     f(segments, docs)
   }
