@@ -26,12 +26,19 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     assert set(result["ingest"]) == {"noop", "parquet", "indextables"}
     expected = {
         "rare_term", "common_term", "phrase", "boolean_mix", "range_equality",
-        "count_text", "group_by_level", "limit_100", "full_scan",
+        "count_text", "count_indexquery", "group_by_level", "limit_100", "full_scan",
     }  # fmt: skip
     assert set(result["queries"]) == expected
-    for name in ("count_text", "group_by_level"):
+    for name in ("count_text", "count_indexquery", "group_by_level"):
         assert result["queries"][name]["indextables"]["scan_rows"] is not None, name
     assert result["queries"]["count_text"]["indextables"]["result_rows"] > 0
+    assert result["queries"]["count_indexquery"]["indextables"]["result_rows"] > 0
+    # Aggregate pushdown: one partial row per split instead of every matching row.
+    for name in ("count_indexquery", "group_by_level"):
+        q = result["queries"][name]["indextables"]
+        assert "PushedAggregation: [COUNT(*)]" in q["scan"], q["scan"]
+        n_splits = int(q["scan"].split("Splits: ")[1].split("/")[0])
+        assert q["scan_rows"] <= n_splits * 5, (name, q["scan_rows"])
     ceiling = result["ceiling"]
     if "skipped" not in ceiling:
         assert ceiling["ingest"]["rows"] == 3000

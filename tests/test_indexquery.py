@@ -89,6 +89,34 @@ def test_temp_view_and_regular_predicate(spark: SparkSession, tables: dict[str, 
         assert part in scan
 
 
+def test_count_and_group_by_over_an_indexquery_are_pushed(
+    spark: SparkSession, tables: dict[str, str]
+) -> None:
+    # An indexquery is exact by definition (it is the native query), so COUNT(*) is answered
+    # per split by the index, with and without a GROUP BY on a string column.
+    sql = "SELECT COUNT(*) AS n FROM iq_logs WHERE message indexquery 'timeout OR connection'"
+    expected = len(ids_where(lambda r: has(r, "timeout") or has(r, "connection")))
+    df = spark.sql(sql)
+    assert expected and df.collect()[0]["n"] == expected
+    assert "PushedAggregation: [COUNT(*)], PushedGroupBy: []" in scan_node(df)
+
+    sql = ("SELECT level, COUNT(*) AS n FROM iq_logs WHERE component = 'disk' "
+           "AND message indexquery '\"peer timeout\" OR lock' GROUP BY level")
+
+    def match(r: Row) -> bool:
+        t = tokens(r[3])
+        phrase = any(t[i:i + 2] == ["peer", "timeout"] for i in range(len(t)))
+        return r[2] == "disk" and (phrase or "lock" in t)
+
+    counts: dict[Optional[str], int] = {}
+    for r in LOGS:
+        if match(r):
+            counts[r[1]] = counts.get(r[1], 0) + 1
+    df = spark.sql(sql)
+    assert None in counts and {r["level"]: r["n"] for r in df.collect()} == counts
+    assert "PushedGroupBy: [level]" in scan_node(df)
+
+
 def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = ("WITH errors AS (SELECT * FROM iq_logs WHERE level = 'ERROR') "
            "SELECT id FROM errors WHERE message indexquery '\"peer timeout\"'")

@@ -32,8 +32,9 @@ final class IndexTables4SparkScan(
     val query = plan.queryAstJson.getOrElse("match_all")
     val iq = indexQuery.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
+    val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
     s"IndexTablesScan ${plan.tablePath} (version $version) " +
-      s"PushedFilters: [${pushedFilters.mkString(", ")}], ${iq}PushedQuery: $query$limit, " +
+      s"PushedFilters: [${pushedFilters.mkString(", ")}], $iq${agg}PushedQuery: $query$limit, " +
       s"Splits: ${splits.size}/$totalSplits"
   }
 }

@@ -1,14 +1,15 @@
 package io.indextables.spark.core
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
-import io.indextables.spark.read.{ReadPlan, SplitInputPartition}
+import io.indextables.spark.read.{AggregatePlan, ReadPlan, SplitInputPartition}
 import io.indextables.spark.schema.TableIndexSchema
 import io.indextables.spark.transaction.Snapshot
 import io.indextables.spark.util.SerializableHadoopConf
@@ -17,8 +18,9 @@ import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
 
 /**
  * Negotiates pushdown for one query on the driver: filters (translated to one native query,
- * plus partition pruning and min/max data skipping), required columns and LIMIT. Filters that
- * are not matched exactly are handed back to Spark, so pushdown never changes an answer.
+ * plus partition pruning and min/max data skipping), required columns, LIMIT and COUNT(*)
+ * aggregates. Filters that are not matched exactly are handed back to Spark, so pushdown never
+ * changes an answer; an aggregate is taken only when the native query is exactly the filter.
  */
 final class IndexTables4SparkScanBuilder(
     tablePath: String,
@@ -26,7 +28,7 @@ final class IndexTables4SparkScanBuilder(
     opts: IndexTablesOptions,
     hadoopOptions: Map[String, String])
   extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
-  with SupportsPushDownLimit {
+  with SupportsPushDownLimit with SupportsPushDownAggregates {
 
   private val tableSchema = DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
   private val indexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
@@ -43,11 +45,13 @@ final class IndexTables4SparkScanBuilder(
   private var required: StructType = tableSchema
   private var allFilters: Seq[Filter] = Nil
   private var pushed: Seq[Filter] = Nil
+  private var postFilters: Seq[Filter] = Nil
   // Spark calls pushFilters only when a filter is left for it; the IndexQuery tree may be all.
   private var query: Option[String] = None
   private var queryWithoutTokens: Option[String] = None
   private var filtersPushed = false
   private var limit: Option[Int] = None
+  private var aggregate: Option[AggregatePlan] = None
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
     allFilters = filters.toSeq
@@ -64,7 +68,21 @@ final class IndexTables4SparkScanBuilder(
     pushed = pushedData ++ partitionOnly
     // Partition filters are exact in pruning, but Spark re-checks them cheaply on the values
     // the reader attaches; data filters come back unless their query was exact.
-    (postData ++ partitionOnly).toArray
+    postFilters = postData ++ partitionOnly
+    postFilters.toArray
+  }
+
+  /**
+   * Takes COUNT(*) (optionally grouped; see [[AggregatePlan.of]]) when every split's native query
+   * selects exactly the rows Spark would aggregate: no filter left for Spark, and no split that
+   * would be read with the token-free query (over-long tokens) while the query has token clauses.
+   */
+  override def pushAggregation(aggregation: Aggregation): Boolean = {
+    if (!filtersPushed) pushFilters(Array.empty)
+    val exact = postFilters.isEmpty && (query == queryWithoutTokens ||
+      !snapshot.allFiles.exists(_.splitTags.exists(_.contains(TokenLimit.LongTokensTag))))
+    aggregate = if (exact) AggregatePlan.of(aggregation, indexSchema, tableSchema) else None
+    aggregate.isDefined
   }
 
   /** Spark's translated conjuncts and the IndexQuery tree: both must hold. */
@@ -99,15 +117,16 @@ final class IndexTables4SparkScanBuilder(
     val plan = ReadPlan(
       tablePath = tablePath,
       hadoopConf = new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(hadoopOptions)),
-      readSchema = required,
-      dataFields = required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
+      readSchema = aggregate.map(_.schema).getOrElse(required),
+      dataFields = if (aggregate.isDefined) Nil else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
       partitionSchema = indexSchema.partitionSchema,
       timeZone = timeZone,
       queryAstJson = query,
       queryWithoutTokensJson = queryWithoutTokens,
       limit = limit,
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
-      cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize))
+      cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
+      aggregate = aggregate)
     new IndexTables4SparkScan(plan, splits, files.size, pushed, mixedFilter, snapshot.version)
   }
 }

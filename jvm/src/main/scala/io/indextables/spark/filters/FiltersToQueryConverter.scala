@@ -61,6 +61,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
       }
     case StringStartsWith(a, prefix) => wildcard(a, prefix, s => s"$s*")
     case StringEndsWith(a, suffix) => wildcard(a, suffix, s => s"*$s")
+    case StringContains(a, sub) if field(a).exists(_.kind == IndexKind.Text) && !sub.forall(isAsciiAlnum) =>
+      if (tokenQueries) textContains(a, sub) else None
     case StringContains(a, sub) => wildcard(a, sub, s => s"*$s*")
     case And(l, r) => (translate(l), translate(r)) match {
       case (Some(x), Some(y)) =>
@@ -233,6 +235,35 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     if (!value.forall(_ < 128) || tokens.isEmpty) None
     else if (tokens.length == 1) Some(TranslatedFilter(new SplitTermQuery(attr, tokens.head), exact = false))
     else Some(TranslatedFilter(new SplitPhraseQuery(attr, tokens.toList.asJava), exact = false))
+  }
+
+  /**
+   * A substring of several words on a text column, as a superset: the needle's letters-and-digits
+   * runs, in order, are consecutive tokens of any matching value (every other ASCII character
+   * ends a token and makes none). A run with a separator on both sides within the needle is a
+   * whole token, so the runs between the first and the last form a phrase; the first run ends a
+   * token (`*run`) and the last one starts one (`run*`). Lower-cased like the index.
+   */
+  private def textContains(attr: String, value: String): Option[TranslatedFilter] = {
+    if (value.isEmpty || !value.forall(_ < 128)) return None
+    val runs = "[A-Za-z0-9]+".r.findAllMatchIn(value).toList
+    if (runs.isEmpty) return None
+    val lower = (s: String) => s.toLowerCase(java.util.Locale.ROOT)
+    val whole = runs.filter(m => m.start > 0 && m.end < value.length).map(m => lower(m.matched))
+    val clauses = Seq(
+      whole match {
+        case Nil => None
+        case Seq(t) => Some(new SplitTermQuery(attr, t))
+        case ts => Some(new SplitPhraseQuery(attr, ts.asJava))
+      },
+      runs.headOption.filter(_.start == 0).map(m => new SplitWildcardQuery(attr, s"*${lower(m.matched)}")),
+      runs.lastOption.filter(_.end == value.length).map(m => new SplitWildcardQuery(attr, s"${lower(m.matched)}*"))
+    ).flatten
+    val query: SplitQuery = clauses match {
+      case Seq(q) => q
+      case qs => qs.foldLeft(new SplitBooleanQuery())((b, q) => b.addMust(q))
+    }
+    Some(TranslatedFilter(query, exact = false))
   }
 
   private def isAsciiAlnum(c: Char): Boolean =

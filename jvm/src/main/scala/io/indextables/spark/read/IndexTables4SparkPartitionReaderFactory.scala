@@ -3,8 +3,16 @@ package io.indextables.spark.read
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
-/** Serializable factory of split readers, one per [[SplitInputPartition]]. */
+/**
+ * Serializable factory of split readers, one per [[SplitInputPartition]]: documents, or the
+ * partial rows of a pushed aggregation.
+ */
 final class IndexTables4SparkPartitionReaderFactory(plan: ReadPlan) extends PartitionReaderFactory {
-  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new IndexTables4SparkPartitionReader(plan, partition.asInstanceOf[SplitInputPartition])
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
+    val split = partition.asInstanceOf[SplitInputPartition]
+    plan.aggregate match {
+      case Some(agg) => new IndexTables4SparkAggregateReader(plan, split, agg)
+      case None => new IndexTables4SparkPartitionReader(plan, split)
+    }
+  }
 }

@@ -16,6 +16,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param queryWithoutTokensJson the same without token queries on text columns, for splits
  *                       tagged as holding over-long tokens
  * @param limit          pushed LIMIT, if any
+ * @param aggregate      a pushed aggregation: each split then yields partial rows of
+ *                       `aggregate.schema` (which is `readSchema`) instead of documents
  */
 final case class ReadPlan(
     tablePath: String,
@@ -28,7 +30,8 @@ final case class ReadPlan(
     queryWithoutTokensJson: Option[String],
     limit: Option[Int],
     batchSize: Int,
-    cacheMaxSize: Long)
+    cacheMaxSize: Long,
+    aggregate: Option[AggregatePlan] = None)
 
 /** One split to read, with what the log knows of it. */
 final case class SplitInputPartition(

@@ -1,5 +1,7 @@
 package io.indextables.spark.search
 
+import scala.collection.JavaConverters._
+
 import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
 import io.indextables.spark.IndexTablesErrors
@@ -30,8 +32,10 @@ object SplitSearchEngine {
     }
   }
 
-  def open(plan: ReadPlan, split: SplitInputPartition): SplitSearcher = {
-    val where = location(plan, split)
+  def open(plan: ReadPlan, split: SplitInputPartition): SplitSearcher = openAt(location(plan, split), split, plan)
+
+  /** A searcher on the split at `where` (from [[location]]). */
+  def openAt(where: String, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
     val numDocs = split.numRecords.getOrElse(0L)
     val metadata = new QuickwitSplit.SplitMetadata(
       splitIdOf(split.path), "indextables", 0L, "spark", "node", numDocs, 0L, null, null, 0L,
@@ -41,6 +45,24 @@ object SplitSearchEngine {
     try cacheManager(plan.cacheMaxSize).createSplitSearcher(where, metadata)
     catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
+
+  /**
+   * For a split at a local path (from [[location]]) that holds exactly one segment, no deleted
+   * documents and the record count the log gives it: that count. Its documents are then
+   * numbers 0 until n of segment 0 (tantivy numbers a segment's documents densely), so a read
+   * of every document needs no search. None whenever any of that is not certain.
+   */
+  def singleSegmentDocs(where: String, split: SplitInputPartition): Option[Long] =
+    if (where.contains("://") || split.numRecords.isEmpty) None
+    else try {
+      val files = QuickwitSplit.listSplitFiles(where).asScala
+      val segments = files.flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1))).toSet
+      val deletes = files.exists(_.endsWith(".del"))
+      lazy val docs = QuickwitSplit.readSplitMetadata(where).getNumDocs
+      if (segments.size == 1 && !deletes && split.numRecords.contains(docs)) split.numRecords else None
+    } catch { case _: Exception => None }
+
+  private val SegmentFile = "^([0-9a-f]{32})\\.".r
 
   private def splitIdOf(path: String): String = {
     val name = path.substring(path.lastIndexOf('/') + 1)

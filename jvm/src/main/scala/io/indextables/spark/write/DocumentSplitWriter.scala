@@ -11,13 +11,13 @@ import org.apache.spark.sql.catalyst.InternalRow
 
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.stats.SplitStatistics
-import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder}
 import io.indextables.tantivy4java.core.{Index, IndexWriter, Schema, SchemaBuilder}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
  * Writes rows through tantivy4java's batch-document API: one index per partition value in a
- * local directory, fed in batches through BatchDocumentBuilder, then turned into a split with
+ * local directory, fed batches of documents encoded by [[DocumentBatchEncoder]] (the buffer
+ * format of BatchDocumentBuilder, built in one pass), then turned into a split with
  * QuickwitSplit.convertIndexFromPath. Used when a column needs what the Arrow FFI path cannot
  * do (see [[WritePathSelector]]). Owned by one task thread; `close` drops every open index.
  */
@@ -35,14 +35,12 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
     val schema: Schema = DocumentSplitWriter.buildSchema(ctx.indexSchema.fields)
     val index = new Index(schema, dir.getAbsolutePath, false)
     val writer: IndexWriter = index.writer(ctx.heapSize.toInt, 1)
-    var batch = new BatchDocumentBuilder()
+    val batch = new DocumentBatchEncoder(dataFields)
     var rows = 0L
     val stats: SplitStatistics = ctx.newStatistics()
     var longTokens = false
 
     def add(row: InternalRow): Unit = {
-      val doc = new BatchDocument()
-      RowToDocument.fill(doc, row, dataFields)
       if (!longTokens) longTokens = textOrdinals.exists { i =>
         // A value of at most 255 UTF-8 bytes cannot hold a longer token: skip the scan.
         !row.isNullAt(i) && {
@@ -50,16 +48,13 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
           value.numBytes() > TokenLimit.MaxTokenBytes && TokenLimit.mayDropTokens(value.toString)
         }
       }
-      batch.addDocument(doc)
+      batch.add(row)
       stats.update(row)
       rows += 1
-      if (batch.getDocumentCount >= ctx.batchRows) flush()
+      if (batch.documentCount >= ctx.batchRows || batch.size >= DocumentSplitWriter.MaxBatchBytes) flush()
     }
 
-    def flush(): Unit = if (batch.getDocumentCount > 0) {
-      writer.addDocumentsBatch(batch)
-      batch = new BatchDocumentBuilder()
-    }
+    def flush(): Unit = if (batch.documentCount > 0) writer.addDocumentsByBuffer(batch.finish())
 
     def finish(): LocalSplit = {
       try {
@@ -108,6 +103,9 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
 }
 
 object DocumentSplitWriter {
+  /** A batch is handed to the native writer at this size even before `batchRows` rows. */
+  val MaxBatchBytes: Int = 64 << 20
+
   /** The tantivy schema of the batch-document path: every field stored. */
   def buildSchema(fields: Seq[IndexedField]): Schema = {
     val b = new SchemaBuilder()

@@ -44,17 +44,21 @@ object RowToDocument {
           case _ => doc.addDate(f.name, toLocalDateTime(row.getLong(ord)))
         }
         case IndexKind.Bytes => doc.addBytes(f.name, row.getBinary(ord))
-        case IndexKind.Json => f.dataType match {
-          case StringType =>
-            val parsed = mapper.readValue(row.getUTF8String(ord).toString, classOf[Object])
-            doc.addJson(f.name, parsed)
-          case a: ArrayType =>
-            doc.addJson(f.name, Map(ArrayKey -> toJava(row.getArray(ord), a)).asJava)
-          case s: StructType => doc.addJson(f.name, toJava(row.getStruct(ord, s.length), s))
-          case other => throw new IllegalStateException(s"json kind on ${other.simpleString}")
-        }
+        case IndexKind.Json => doc.addJson(f.name, jsonValue(row, ord, f))
       }
     }
+
+  /** A json column's value as the object its JSON text is written from. */
+  private def jsonValue(row: InternalRow, ord: Int, f: IndexedField): Object = f.dataType match {
+    case StringType => mapper.readValue(row.getUTF8String(ord).toString, classOf[Object])
+    case a: ArrayType => Map(ArrayKey -> toJava(row.getArray(ord), a)).asJava
+    case s: StructType => toJava(row.getStruct(ord, s.length), s)
+    case other => throw new IllegalStateException(s"json kind on ${other.simpleString}")
+  }
+
+  /** A json column's value as JSON text, exactly as `BatchDocument.addJson` writes it. */
+  def jsonText(row: InternalRow, ord: Int, f: IndexedField): String =
+    mapper.writeValueAsString(jsonValue(row, ord, f))
 
   def toLocalDateTime(micros: Long): LocalDateTime = {
     val secs = Math.floorDiv(micros, 1000000L)

@@ -230,9 +230,29 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   }
 
   test("substring filters on text that could span tokens are refused") {
-    refused(StringContains("t", "a b"))
+    refused(StringStartsWith("t", "a b"))
     refused(StringStartsWith("t", "é"))
     refused(StringEndsWith("t", ""))
+    refused(StringContains("t", "é b"))
+    refused(StringContains("t", " - "))
+  }
+
+  test("a multi-word contains on text is a superset: inner words a phrase, edge words wildcards") {
+    val j = superset(StringContains("t", "Session closed for User"))
+    val must = j.get("must").elements().asScala.toSeq
+    assert(j.get("type").asText === "bool" && must.size === 3, j)
+    assert(must(0).get("type").asText === "full_text" && must(0).get("text").asText === "closed for", j)
+    assert(must(0).get("params").get("mode").get("type").asText === "phrase", j)
+    assert(must(1).get("type").asText === "wildcard" && must(1).get("value").asText === "*session", j)
+    assert(must(2).get("type").asText === "wildcard" && must(2).get("value").asText === "user*", j)
+    // A needle delimited on both sides is made of whole tokens only.
+    val whole = superset(StringContains("t", " peer reset: "))
+    assert(whole.get("type").asText === "full_text" && whole.get("text").asText === "peer reset", whole)
+    assertTerm(superset(StringContains("t", "=blk=")), "t", "blk")
+    // Two partial edges and nothing between: both wildcards.
+    val edges = superset(StringContains("t", "ab-cd")).get("must").elements().asScala.map(_.get("value").asText)
+    assert(edges.toSeq === Seq("*ab", "cd*"))
+    refused(StringContains("t", "a b"), noTokens)
   }
 
   test("text columns never give an exact translation, nor ranges or null checks") {

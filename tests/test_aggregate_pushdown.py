@@ -1,0 +1,208 @@
+"""COUNT(*) aggregate pushdown: each split answers with one partial row per group.
+
+Every answer is checked against the same query on a Parquet copy of the rows; whether the
+aggregate was pushed is read from the executed plan: the scan's description
+(`PushedAggregation: [COUNT(*)]`) and the rows the scan node shipped to Spark (numOutputRows).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+from helpers import assert_same_rows, read_table, scan_node, split_files, write_table
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+
+def _scan_rows(df: DataFrame) -> int:
+    """Rows the BatchScan node shipped to Spark, from the executed plan's metrics."""
+    df.collect()
+    stack = [df._jdf.queryExecution().executedPlan()]
+    total = None
+    while stack:
+        n = stack.pop()
+        name = n.getClass().getSimpleName()
+        if name == "AdaptiveSparkPlanExec":
+            stack.append(n.executedPlan())
+            continue
+        if name.endswith("QueryStageExec"):
+            stack.append(n.plan())
+            continue
+        if name == "BatchScanExec":
+            total = (total or 0) + int(n.metrics().get("numOutputRows").get().value())
+        children = n.children()
+        for i in range(children.size()):
+            stack.append(children.apply(i))
+    assert total is not None, "no BatchScanExec in the executed plan"
+    return total
+
+
+def _count(cond: Column | None) -> Callable[[DataFrame], DataFrame]:
+    return lambda d: (d if cond is None else d.filter(cond)).agg(F.count(F.lit(1)).alias("n"))
+
+
+@pytest.fixture(scope="module")
+def table(spark: SparkSession, logs_table: str) -> DataFrame:
+    return read_table(spark, logs_table)
+
+
+@pytest.fixture(scope="module")
+def splits(logs_table: str) -> int:
+    return len(split_files(logs_table))
+
+
+# Filters the converter translates exactly: the native query selects exactly Spark's rows.
+EXACT = {
+    "no_filter": lambda: None,
+    "string_equal": lambda: F.col("level") == "ERROR",
+    "double_range": lambda: (F.col("latency_ms") >= 10) & (F.col("latency_ms") < 50),
+    "is_null": lambda: F.col("host").isNull(),
+    "in_or_range": lambda: F.col("level").isin("WARN", "INFO") | (F.col("status") == 500),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_count_star_with_exact_filters_is_pushed(
+    table: DataFrame, logs_parquet: DataFrame, splits: int, name: str
+) -> None:
+    q = _count(EXACT[name]())
+    line = scan_node(q(table))
+    assert "PushedAggregation: [COUNT(*)], PushedGroupBy: []" in line, line
+    assert _scan_rows(q(table)) <= splits
+    assert_same_rows(q(table), q(logs_parquet))
+
+
+@pytest.mark.parametrize(
+    "make_cond",
+    [
+        lambda: F.col("message").contains("failed"),  # text: a token superset, Spark re-checks
+        lambda: F.col("host").contains("node"),  # raw string wildcard: a superset
+        lambda: F.col("ts") > F.lit("2024-03-02 10:00:00").cast("timestamp"),  # widened
+    ],
+    ids=["text_contains", "string_contains", "timestamp_range"],
+)
+def test_count_star_with_inexact_filters_is_not_pushed(
+    table: DataFrame, logs_parquet: DataFrame, make_cond: Callable[[], Column]
+) -> None:
+    q = _count(make_cond())
+    line = scan_node(q(table))
+    assert "PushedAggregation" not in line, line
+    assert_same_rows(q(table), q(logs_parquet))
+
+
+@pytest.mark.parametrize(
+    "make_cond", [lambda: None, lambda: F.col("status") >= 400], ids=["all", "filtered"]
+)
+def test_group_by_string_column_is_pushed_with_its_null_group(
+    table: DataFrame, logs_parquet: DataFrame, splits: int, make_cond: Callable[[], Any]
+) -> None:
+    cond = make_cond()
+
+    def q(d: DataFrame) -> DataFrame:
+        return (d if cond is None else d.filter(cond)).groupBy("host").agg(F.count("*").alias("n"))
+
+    line = scan_node(q(table))
+    assert "PushedAggregation: [COUNT(*)], PushedGroupBy: [host]" in line, line
+    expected = q(logs_parquet)
+    assert expected.filter(F.col("host").isNull()).count() == 1, "the data should hold null hosts"
+    assert _scan_rows(q(table)) <= splits * expected.count()
+    assert_same_rows(q(table), expected)
+
+
+def test_group_by_text_or_numeric_column_is_not_pushed(
+    table: DataFrame, logs_parquet: DataFrame
+) -> None:
+    for col in ("message", "status"):
+        q = lambda d: d.groupBy(col).count()  # noqa: E731
+        assert "PushedAggregation" not in scan_node(q(table))
+        assert_same_rows(q(table), q(logs_parquet))
+
+
+def test_other_aggregates_are_not_pushed(table: DataFrame, logs_parquet: DataFrame) -> None:
+    q = lambda d: d.agg(F.count("host").alias("c"), F.max("latency_ms").alias("m"))  # noqa: E731
+    assert "PushedAggregation" not in scan_node(q(table))
+    assert_same_rows(q(table), q(logs_parquet))
+
+
+@pytest.fixture(scope="module")
+def partitioned(
+    spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[DataFrame, DataFrame]:
+    source = logs_df.select("id", "day", "level", "host", "status")
+    path = str(tmp_path_factory.mktemp("agg_partitioned") / "table")
+    write_table(source, path, partition_by=("day",))
+    return read_table(spark, path), source
+
+
+@pytest.mark.parametrize(
+    "groups", [("day",), ("day", "level")], ids=["partition", "partition_and_string"]
+)
+def test_group_by_partition_columns_is_pushed(
+    partitioned: tuple[DataFrame, DataFrame], groups: tuple[str, ...]
+) -> None:
+    table, source = partitioned
+
+    def q(d: DataFrame) -> DataFrame:
+        return d.filter(F.col("status") >= 300).groupBy(*groups).agg(F.count("*").alias("n"))
+
+    line = scan_node(q(table))
+    assert f"PushedGroupBy: [{', '.join(groups)}]" in line, line
+    assert_same_rows(q(table), q(source))
+
+
+def test_partition_filter_keeps_the_aggregate_in_spark(
+    partitioned: tuple[DataFrame, DataFrame],
+) -> None:
+    # Spark re-checks partition filters, so a filter is left for it and nothing is pushed.
+    table, source = partitioned
+    q = _count(F.col("day").isNotNull())
+    assert "PushedAggregation" not in scan_node(q(table))
+    assert_same_rows(q(table), q(source))
+
+
+def test_group_with_more_values_than_one_terms_aggregation_returns_is_exact(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # 10,000 buckets per terms aggregation: a split with 24,000 distinct keys is counted from
+    # the stored values instead, nulls included.
+    schema = StructType([StructField("k", StringType(), True), StructField("v", LongType())])
+    rows = [(None if i % 97 == 0 else f"key-{i % 24000:05d}", i) for i in range(30000)]
+    source = spark.createDataFrame(rows, schema).coalesce(1)
+    path = str(tmp_path_factory.mktemp("agg_many") / "table")
+    write_table(source, path)
+    table = read_table(spark, path)
+    parquet_path = str(tmp_path_factory.mktemp("agg_many") / "parquet")
+    source.write.parquet(parquet_path)
+    oracle = spark.read.parquet(parquet_path)
+
+    def q(d: DataFrame) -> DataFrame:
+        return d.filter(F.col("v") >= 10).groupBy("k").agg(F.count("*").alias("n"))
+
+    assert "PushedGroupBy: [k]" in scan_node(q(table))
+    assert_same_rows(q(table), q(oracle))
+
+
+@pytest.mark.parametrize(
+    "columns", ["k string, v long, m string", "k string, m string"], ids=["long_with_nulls", "strings"]
+)
+def test_count_over_an_indexquery_counts_rows_without_the_counted_value(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, columns: str
+) -> None:
+    # A filtered split is counted by a value count on a fast field (the first numeric, else a
+    # string one) plus the matches lacking a value: rows with a null there must still count.
+    words = ["alpha beta", "beta gamma", "gamma", "Beta-delta"]
+    rows = [
+        (None if i % 3 == 0 else f"k{i % 5}", None if i % 4 == 0 else i, words[i % 4])
+        for i in range(2000)
+    ]
+    if "v long" not in columns:
+        rows = [(k, m) for k, _, m in rows]
+    source = spark.createDataFrame(rows, columns).coalesce(2)
+    path = str(tmp_path_factory.mktemp("agg_count") / "table")
+    write_table(source, path, options={"spark.indextables.indexing.typemap.m": "text"})
+    read_table(spark, path).createOrReplaceTempView("agg_count_t")
+    df = spark.sql("SELECT COUNT(*) AS n FROM agg_count_t WHERE m indexquery 'beta'")
+    assert "PushedAggregation: [COUNT(*)]" in scan_node(df)
+    assert df.collect()[0]["n"] == sum(1 for r in rows if "beta" in r[-1].lower().replace("-", " ").split())
