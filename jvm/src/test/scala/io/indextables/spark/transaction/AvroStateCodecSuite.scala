@@ -81,6 +81,26 @@ class AvroStateCodecSuite extends AnyFunSuite {
       numRecords = Some(5L)), 3L, 0L)))
   }
 
+  test("decoding with a partition filter keeps exactly the accepted entries, values intact") {
+    def e(path: String, pv: Map[String, String]) =
+      FileEntry(fullAdd.copy(path = path, partitionValues = pv), 1L, 2L)
+    val entries = Seq(
+      e("a", Map("d" -> "1", "h" -> "x")), e("b", Map("d" -> "1", "h" -> "x")),
+      e("c", Map("d" -> "2", "h" -> "x")), e("d", Map("d" -> "2", "h" -> "x")),
+      e("e", Map("d" -> "1", "h" -> "y")), e("f", Map("h" -> "x")), e("g", Map.empty),
+      e("h", Map("d" -> "1", "h" -> "x")), e("i", Map("d" -> "\u00e9t\u00e9", "h" -> "x")))
+    val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec("zstd", 3))
+    var calls = 0
+    val kept = AvroStateCodec.decodeFileEntries(bytes, pv => {
+      calls += 1
+      pv.get("d").exists(d => d == "1" || d.startsWith("\u00e9"))
+    })
+    assert(kept === entries.filter(x => Set("a", "b", "e", "h", "i")(x.add.path)))
+    // Runs of equal partition values are judged once.
+    assert(calls === 7)
+    assert(AvroStateCodec.decodeFileEntries(bytes, _ => true) === entries)
+  }
+
   test("every StateManifest field round-trips, bounds and null bounds included") {
     val m = StateManifest(
       formatVersion = 1, stateVersion = 42L, createdAt = 1704067200000L, numFiles = 15000L,

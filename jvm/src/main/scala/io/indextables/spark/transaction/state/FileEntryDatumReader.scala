@@ -43,8 +43,12 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
   override def setSchema(schema: Schema): Unit = {
     val fields = schema.getFields.asScala.toArray
     readers = fields.map { f =>
-      if (keepPartition != null && f.name() == "path" && f.schema().getType == Schema.Type.STRING) {
+      val t = f.schema().getType
+      if (keepPartition != null && f.name() == "path" && t == Schema.Type.STRING) {
         (in: Decoder) => { in.readString(pathScratch); PathPending }
+      } else if (keepPartition != null && f.name() == "partitionValues" && t == Schema.Type.MAP &&
+          f.schema().getValueType.getType == Schema.Type.STRING) {
+        (in: Decoder) => readPartitionValues(in)
       } else readerFor(f.schema(), sharedStrings = SharedValueFields(f.name()))
     }
     skippers = fields.map(f => skipperFor(f.schema()))
@@ -59,7 +63,7 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       if (slots(i) >= 0) v(slots(i)) = value
       i += 1
       if (slots(i - 1) == Slot.PartitionValues && keepPartition != null &&
-          !keepPartition(Option(value.asInstanceOf[Map[String, String]]).getOrElse(Map.empty))) {
+          !accepts(value.asInstanceOf[Map[String, String]])) {
         while (i < skippers.length) { skippers(i)(in); i += 1 }
         return null
       }
@@ -110,6 +114,78 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       i += 1
     }
     true
+  }
+
+  // Entries of a compacted state come sorted by partition, so consecutive entries mostly carry
+  // the same partition values: their raw bytes are compared with the previous entry's, and the
+  // previous map and the filter's answer on it are reused.
+  private var rawValues = new Array[Byte](256)
+  private var rawLength = 0
+  private var prevRaw = new Array[Byte](256)
+  private var prevLength = -1
+  private var prevValues: Map[String, String] = null
+  private var prevAnswer = true
+
+  private def accepts(values: Map[String, String]): Boolean =
+    if (values != null && (values eq prevValues)) prevAnswer
+    else keepPartition(Option(values).getOrElse(Map.empty))
+
+  /** A map<string> of partition values, reusing the previous entry's map when identical. */
+  private def readPartitionValues(in: Decoder): AnyRef = {
+    rawLength = 0
+    var n = in.readMapStart()
+    while (n > 0) {
+      var i = 0L
+      while (i < n) {
+        appendRaw(in.readString(scratch)) // key
+        appendRaw(in.readString(scratch)) // value
+        i += 1
+      }
+      n = in.mapNext()
+    }
+    if (rawLength == prevLength &&
+        java.util.Arrays.equals(rawValues, 0, rawLength, prevRaw, 0, prevLength)) {
+      prevValues
+    } else {
+      val b = Map.newBuilder[String, String]
+      var at = 0
+      while (at < rawLength) {
+        val (k, next) = rawString(at)
+        val (v, after) = rawString(next)
+        b += k -> v
+        at = after
+      }
+      val values = b.result()
+      val swap = prevRaw
+      prevRaw = rawValues
+      rawValues = if (swap.length >= prevRaw.length) swap else new Array[Byte](prevRaw.length)
+      prevLength = rawLength
+      prevValues = values
+      prevAnswer = keepPartition(values)
+      values
+    }
+  }
+
+  private def appendRaw(u: Utf8): Unit = {
+    val len = u.getByteLength
+    if (rawLength + len + 4 > rawValues.length) {
+      rawValues = java.util.Arrays.copyOf(rawValues, math.max(rawValues.length * 2, rawLength + len + 4))
+    }
+    rawValues(rawLength) = (len >>> 24).toByte
+    rawValues(rawLength + 1) = (len >>> 16).toByte
+    rawValues(rawLength + 2) = (len >>> 8).toByte
+    rawValues(rawLength + 3) = len.toByte
+    System.arraycopy(u.getBytes, 0, rawValues, rawLength + 4, len)
+    rawLength += len + 4
+  }
+
+  /** The string at `at` of the current raw values, shared, and where the next one starts. */
+  private def rawString(at: Int): (String, Int) = {
+    val len = ((rawValues(at) & 0xff) << 24) | ((rawValues(at + 1) & 0xff) << 16) |
+      ((rawValues(at + 2) & 0xff) << 8) | (rawValues(at + 3) & 0xff)
+    val s = new String(rawValues, at + 4, len, java.nio.charset.StandardCharsets.UTF_8)
+    val prior = shared.putIfAbsent(s, s)
+    (if (prior == null) s else prior, at + 4 + len)
   }
 
   /** Reads past a value of `schema` without building it. */
