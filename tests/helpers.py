@@ -13,6 +13,7 @@ __all__ = [
     "FORMAT",
     "assert_same_rows",
     "error_text",
+    "plan_nodes",
     "read_table",
     "scan_node",
     "split_files",
@@ -72,6 +73,27 @@ def assert_same_rows(actual_df: DataFrame, expected_df: DataFrame) -> None:
             lines.append(f"{title} (first {len(shown)}):")
             lines.extend(f"  {row!r}" for row in shown)
     raise AssertionError("\n".join(lines))
+
+
+def plan_nodes(plan: Any) -> list[Any]:
+    """Every node of an executed physical plan (a JVM object), through AQE wrappers and query
+    stages."""
+    out = []
+    stack = [plan]
+    while stack:
+        n = stack.pop()
+        name = n.getClass().getSimpleName()
+        if name == "AdaptiveSparkPlanExec":
+            stack.append(n.executedPlan())
+            continue
+        if name.endswith("QueryStageExec"):
+            stack.append(n.plan())
+            continue
+        out.append(n)
+        children = n.children()
+        for i in range(children.size()):
+            stack.append(children.apply(i))
+    return out
 
 
 def scan_node(df: DataFrame) -> str:

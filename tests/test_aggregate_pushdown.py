@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
-from helpers import assert_same_rows, read_table, scan_node, split_files, write_table
+from helpers import assert_same_rows, plan_nodes, read_table, scan_node, split_files, write_table
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
@@ -19,24 +19,13 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 def _scan_rows(df: DataFrame) -> int:
     """Rows the BatchScan node shipped to Spark, from the executed plan's metrics."""
     df.collect()
-    stack = [df._jdf.queryExecution().executedPlan()]
-    total = None
-    while stack:
-        n = stack.pop()
-        name = n.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            stack.append(n.executedPlan())
-            continue
-        if name.endswith("QueryStageExec"):
-            stack.append(n.plan())
-            continue
-        if name == "BatchScanExec":
-            total = (total or 0) + int(n.metrics().get("numOutputRows").get().value())
-        children = n.children()
-        for i in range(children.size()):
-            stack.append(children.apply(i))
-    assert total is not None, "no BatchScanExec in the executed plan"
-    return total
+    scans = [
+        n
+        for n in plan_nodes(df._jdf.queryExecution().executedPlan())
+        if n.getClass().getSimpleName() == "BatchScanExec"
+    ]
+    assert scans, "no BatchScanExec in the executed plan"
+    return sum(int(n.metrics().get("numOutputRows").get().value()) for n in scans)
 
 
 def _count(cond: Column | None) -> Callable[[DataFrame], DataFrame]:

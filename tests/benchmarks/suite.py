@@ -33,6 +33,7 @@ for p in (str(BENCH_DIR), str(TESTS_DIR)):
 
 import datagen
 import indextables
+from helpers import plan_nodes
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -103,29 +104,9 @@ def _dir_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def _walk_plan(node: Any) -> list[Any]:
-    """Every physical node of an executed plan, through AQE wrappers and query stages."""
-    out = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        name = n.getClass().getSimpleName()
-        if name == "AdaptiveSparkPlanExec":
-            stack.append(n.executedPlan())
-            continue
-        if name.endswith("QueryStageExec"):
-            stack.append(n.plan())
-            continue
-        out.append(n)
-        children = n.children()
-        for i in range(children.size()):
-            stack.append(children.apply(i))
-    return out
-
-
 def scan_metrics(df: DataFrame) -> dict[str, Any]:
     """Rows each scan node shipped to Spark (numOutputRows), and the IndexTables scan line."""
-    nodes = _walk_plan(df._jdf.queryExecution().executedPlan())
+    nodes = plan_nodes(df._jdf.queryExecution().executedPlan())
     shipped = []
     description = None
     for n in nodes:
