@@ -126,7 +126,8 @@ private[transaction] object CheckpointReader {
       val byValues: Map[String, String] => Boolean =
         if (keepPartition eq Snapshot.AnyPartition) null else pv => keepPartition(withNulls(pv))
       AvroStateReader.readEntries(store, logPath, stateDir, manifest, parallelism,
-        m => m.partitionBounds.forall(keep), byValues).live.map(e => withNullPartitions(e).add)
+        m => m.partitionBounds.forall(keep), byValues,
+        if (keep eq Snapshot.KeepAll) null else keep).live.map(e => withNullPartitions(e).add)
     }
 
     private def withNulls(pv: Map[String, String]): Map[String, String] =

@@ -4,6 +4,10 @@ import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.util.Locale
 
 import scala.collection.JavaConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.node.ArrayNode
 
 import org.apache.avro.Schema
 import org.apache.avro.file.{CodecFactory, DataFileStream, DataFileWriter}
@@ -54,20 +58,144 @@ object AvroStateCodec {
   def encodeStateManifest(m: StateManifest, codec: CodecFactory): Array[Byte] =
     write(StateManifestSchema, codec, Iterator.single(stateRecord(m)))
 
-  def encodeFileEntries(entries: Seq[FileEntry], codec: CodecFactory): Array[Byte] =
-    write(FileEntrySchema, codec, entries.iterator.map(entryRecord))
+  /**
+   * A shared manifest of `entries`. For a partitioned table the file also carries a block index
+   * (see [[BlockBoundsKey]]): blocks end at partition changes once they hold a few KB, and the
+   * header lists each block's partition bounds, so that a read of some partitions decompresses
+   * only their blocks. Other readers ignore the key; the file is a plain Avro container.
+   */
+  def encodeFileEntries(
+      entries: Seq[FileEntry],
+      codec: CodecFactory,
+      partitionColumns: Seq[String] = Nil): Array[Byte] =
+    if (partitionColumns.isEmpty || entries.isEmpty) {
+      write(FileEntrySchema, codec, entries.iterator.map(entryRecord))
+    } else {
+      val blocks = planBlocks(entries)
+      val index = blockIndexJson(blocks.map { case (from, until) =>
+        AvroStateWriter.bounds(entries.slice(from, until).map(_.add), partitionColumns).get ->
+          (until - from).toLong
+      })
+      write(FileEntrySchema, codec, entries.iterator.map(entryRecord),
+        Map(BlockBoundsKey -> index), blocks.map(_._2).toSet)
+    }
 
-  private def write(schema: Schema, codec: CodecFactory, records: Iterator[GenericRecord])
-      : Array[Byte] = {
+  private def write(
+      schema: Schema,
+      codec: CodecFactory,
+      records: Iterator[GenericRecord],
+      meta: Map[String, String] = Map.empty,
+      blockEnds: Set[Int] = Set.empty): Array[Byte] = {
     val out = new ByteArrayOutputStream()
     val writer = new DataFileWriter[GenericRecord](new GenericDatumWriter[GenericRecord](schema))
     try {
       writer.setCodec(codec)
+      meta.foreach { case (k, v) => writer.setMeta(k, v) }
+      // With planned blocks, Avro must never end one on its own: blocks are ended (sync) where
+      // planned, and a planned block's estimate bounds its real size far below this interval.
+      if (blockEnds.nonEmpty) writer.setSyncInterval(MaxPlannedBlockBytes)
       writer.create(schema, out)
-      records.foreach(writer.append)
+      var n = 0
+      records.foreach { r =>
+        writer.append(r)
+        n += 1
+        if (blockEnds(n)) writer.sync()
+      }
     } finally writer.close()
     out.toByteArray
   }
+
+  /**
+   * Header key of a manifest's block index: JSON `{"blocks":[{"bounds":{col:{"min":..,"max":..}},
+   * "records":[n, ...]}, ...]}`, one element per run of consecutive blocks with equal partition
+   * bounds, listing each block's record count. Absent min and max mean only NULL values.
+   */
+  val BlockBoundsKey: String = "indextables.blockPartitionBounds"
+
+  private val TargetBlockBytes = 64 * 1024
+  private val MinAlignedBlockBytes = 8 * 1024
+  private val MaxPlannedBlockBytes = 1024 * 1024
+
+  /** [from, until) entry ranges of the blocks of a manifest of `entries`. */
+  private def planBlocks(entries: Seq[FileEntry]): Seq[(Int, Int)] = {
+    val blocks = Vector.newBuilder[(Int, Int)]
+    val arr = entries.toIndexedSeq
+    var from = 0
+    var bytes = 0L // about the encoded size of the block so far
+    var bound = 0L // more than its encoded size
+    var i = 0
+    while (i < arr.length) {
+      bytes += encodedSize(arr(i).add, perChar = 1, perString = 2, fixed = 48)
+      bound += encodedSize(arr(i).add, perChar = 3, perString = 10, fixed = 128)
+      val last = i + 1 == arr.length
+      val partitionChanges = !last && arr(i + 1).add.partitionValues != arr(i).add.partitionValues
+      // No block may grow near the sync interval, past which Avro would end it on its own; a
+      // huge entry gets a block to itself.
+      if (last || bytes >= TargetBlockBytes || (partitionChanges && bytes >= MinAlignedBlockBytes) ||
+          bound + encodedSize(arr(i + 1).add, 3, 10, 128) > MaxPlannedBlockBytes / 2) {
+        blocks += ((from, i + 1))
+        from = i + 1
+        bytes = 0
+        bound = 0
+      }
+      i += 1
+    }
+    blocks.result()
+  }
+
+  /** An entry's encoded size, estimated from its strings' lengths. */
+  private def encodedSize(a: AddAction, perChar: Int, perString: Int, fixed: Int): Long = {
+    def s(x: String): Long = if (x == null) 1 else perChar.toLong * x.length + perString
+    def m(x: Map[String, String]): Long = x.iterator.map { case (k, v) => s(k) + s(v) }.sum + 2
+    fixed + s(a.path) + m(a.partitionValues) + a.stats.map(s).getOrElse(1L) +
+      a.minValues.map(m).getOrElse(1L) + a.maxValues.map(m).getOrElse(1L) +
+      a.splitTags.map(_.iterator.map(s).sum + 2).getOrElse(1L) +
+      a.docMappingRef.map(s).getOrElse(1L) + a.docMappingJson.map(s).getOrElse(1L)
+  }
+
+  private def blockIndexJson(blocks: Seq[(Map[String, PartitionBounds], Long)]): String = {
+    val mapper = new ObjectMapper()
+    val root = mapper.createObjectNode()
+    val runs = root.putArray("blocks")
+    var previous: Map[String, PartitionBounds] = null
+    var records: ArrayNode = null
+    blocks.foreach { case (bounds, n) =>
+      if (bounds != previous) {
+        val run = runs.addObject()
+        val b = run.putObject("bounds")
+        bounds.toSeq.sortBy(_._1).foreach { case (col, pb) =>
+          val o = b.putObject(col)
+          pb.min.foreach(o.put("min", _))
+          pb.max.foreach(o.put("max", _))
+        }
+        records = run.putArray("records")
+        previous = bounds
+      }
+      records.add(n)
+    }
+    mapper.writeValueAsString(root)
+  }
+
+  /** Each block's partition bounds and record count, or None if the index is absent or bad. */
+  private def blockIndex(json: Option[String]): Option[Array[(Map[String, PartitionBounds], Long)]] =
+    json.flatMap { text =>
+      try {
+        val out = Array.newBuilder[(Map[String, PartitionBounds], Long)]
+        new ObjectMapper().readTree(text).get("blocks").elements().asScala.foreach { run =>
+          val bounds = run.get("bounds").fields().asScala.map { f =>
+            def bound(k: String) = Option(f.getValue.get(k)).filter(_.isTextual).map(_.asText())
+            f.getKey -> PartitionBounds(bound("min"), bound("max"))
+          }.toMap
+          run.get("records").elements().asScala.foreach { n =>
+            require(n.canConvertToLong, "record count")
+            out += (bounds -> n.asLong())
+          }
+        }
+        Some(out.result())
+      } catch {
+        case NonFatal(_) => None // an index we cannot read only costs the skipping
+      }
+    }
 
   private def stateRecord(m: StateManifest): GenericRecord = {
     val r = new GenericData.Record(StateManifestSchema)
@@ -173,17 +301,61 @@ object AvroStateCodec {
    * is an absent key) `keepPartition` accepts; all of them when it is null.
    */
   def decodeFileEntries(bytes: Array[Byte], keepPartition: Map[String, String] => Boolean)
-      : Seq[FileEntry] = {
-    val stream = new DataFileStream[FileEntry](new ByteArrayInputStream(bytes),
-      new FileEntryDatumReader(keepPartition))
-    try {
-      val out = Vector.newBuilder[FileEntry]
-      while (stream.hasNext) {
+      : Seq[FileEntry] = decodeFileEntries(bytes, keepPartition, null)
+
+  /**
+   * As above; with `keepBounds`, blocks of the file's block index (see [[BlockBoundsKey]])
+   * whose partition bounds it rejects are passed over without being decompressed. Each block's
+   * record count is checked against the index before it is trusted.
+   */
+  def decodeFileEntries(
+      bytes: Array[Byte],
+      keepPartition: Map[String, String] => Boolean,
+      keepBounds: Map[String, PartitionBounds] => Boolean): Seq[FileEntry] = {
+    val container = new AvroContainer(bytes)
+    val reader = new FileEntryDatumReader(keepPartition)
+    val out = Vector.newBuilder[FileEntry]
+    if (!container.supported) {
+      val stream = new DataFileStream[FileEntry](new ByteArrayInputStream(bytes), reader)
+      try while (stream.hasNext) {
         val e = stream.next()
         if (e != null) out += e
+      } finally stream.close()
+      return out.result()
+    }
+    reader.setSchema(container.schema)
+    val index = if (keepBounds == null) None else blockIndex(container.metaString(BlockBoundsKey))
+    var lastBounds: Map[String, PartitionBounds] = null
+    var lastAnswer = true
+    var blocks = 0
+    container.foreachBlock { (i, records) =>
+      blocks = i + 1
+      index match {
+        case None => true
+        case Some(ix) =>
+          if (i >= ix.length || ix(i)._2 != records) {
+            throw new IllegalArgumentException(
+              s"block $i of $records records disagrees with the file's block index")
+          }
+          val bounds = ix(i)._1
+          if (!(bounds eq lastBounds)) { lastAnswer = keepBounds(bounds); lastBounds = bounds }
+          lastAnswer
       }
-      out.result()
-    } finally stream.close()
+    } { (records, decoder) =>
+      var k = 0L
+      while (k < records) {
+        val e = reader.read(null, decoder)
+        if (e != null) out += e
+        k += 1
+      }
+    }
+    index.foreach { ix =>
+      if (blocks != ix.length) {
+        throw new IllegalArgumentException(
+          s"the file has $blocks blocks but its block index lists ${ix.length}")
+      }
+    }
+    out.result()
   }
 
   private def read(bytes: Array[Byte]): Vector[GenericRecord] = {

@@ -3,7 +3,7 @@ package io.indextables.spark.transaction.state
 import java.io.FileNotFoundException
 import java.util.concurrent.{Callable, Executors, TimeUnit}
 
-import scala.collection.mutable
+import scala.collection.JavaConverters._
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
@@ -73,7 +73,8 @@ object AvroStateReader {
   /**
    * The entries of the manifests of `manifest` that `keep` accepts, with the state's tombstones
    * applied; `entryPaths` then holds only the paths of those manifests. With `keepPartition`,
-   * only entries whose partition values it accepts (see [[AvroStateCodec.decodeFileEntries]]).
+   * only entries whose partition values it accepts, and with `keepBounds` only the blocks whose
+   * partition bounds it accepts (see [[AvroStateCodec.decodeFileEntries]]).
    */
   def readEntries(
       store: LogStore,
@@ -82,24 +83,33 @@ object AvroStateReader {
       manifest: StateManifest,
       parallelism: Int,
       keep: ManifestInfo => Boolean,
-      keepPartition: Map[String, String] => Boolean = null): AvroState = {
+      keepPartition: Map[String, String] => Boolean = null,
+      keepBounds: Map[String, PartitionBounds] => Boolean = null): AvroState = {
     val files = manifest.manifests.filter(keep)
       .map(m => resolveManifestPath(logPath, stateDir, m.path))
-    val perManifest = mapInParallel(files, parallelism)(f => readEntries(store, f, keepPartition))
-    val byPath = mutable.LinkedHashMap.empty[String, FileEntry]
+    val perManifest = mapInParallel(files, parallelism)(f =>
+      readEntries(store, f, keepPartition, keepBounds))
+    val byPath = new java.util.LinkedHashMap[String, FileEntry](
+      math.max(16, (perManifest.iterator.map(_.size).sum * 4L / 3 + 1).toInt))
     perManifest.foreach(_.foreach(e => byPath.put(e.add.path, e)))
-    val removed = manifest.tombstones.iterator.filter(byPath.contains).toSet
+    val removed = manifest.tombstones.iterator.filter(byPath.containsKey).toSet
     manifest.tombstones.foreach(byPath.remove)
-    AvroState(stateDir, manifest, byPath.values.toVector, removed)
+    AvroState(stateDir, manifest, byPath.values.asScala.toVector, removed)
   }
 
-  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = readEntries(store, file, null)
+  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = readEntries(store, file, null, null)
 
-  /** The entries of one manifest whose partition values `keepPartition` accepts (all if null). */
-  def readEntries(store: LogStore, file: Path, keepPartition: Map[String, String] => Boolean)
-      : Seq[FileEntry] = {
+  /**
+   * The entries of one manifest whose partition values `keepPartition` accepts (all if null);
+   * blocks whose partition bounds `keepBounds` rejects are not read (all are if null).
+   */
+  def readEntries(
+      store: LogStore,
+      file: Path,
+      keepPartition: Map[String, String] => Boolean,
+      keepBounds: Map[String, PartitionBounds] => Boolean): Seq[FileEntry] = {
     val bytes = readFile(store, file, "a manifest that the state references is missing")
-    try AvroStateCodec.decodeFileEntries(bytes, keepPartition)
+    try AvroStateCodec.decodeFileEntries(bytes, keepPartition, keepBounds)
     catch {
       case NonFatal(e) =>
         throw TransactionLogErrors.unreadableVersionFile(

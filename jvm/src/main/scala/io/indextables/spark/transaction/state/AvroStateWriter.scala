@@ -162,7 +162,7 @@ object AvroStateWriter {
           docMappingJson = None)
         e.copy(add = add)
       }
-      val bytes = AvroStateCodec.encodeFileEntries(entries, config.codec)
+      val bytes = AvroStateCodec.encodeFileEntries(entries, config.codec, partitionColumns)
       val path = putWithFreshName(store, logPath, bytes)
       ManifestInfo(
         path = path,
