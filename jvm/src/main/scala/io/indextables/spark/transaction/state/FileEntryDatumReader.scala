@@ -49,6 +49,8 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       } else if (keepPartition != null && f.name() == "partitionValues" && t == Schema.Type.MAP &&
           f.schema().getValueType.getType == Schema.Type.STRING) {
         (in: Decoder) => readPartitionValues(in)
+      } else if (PackedMapFields(f.name()) && packable(f.schema())) {
+        packedMapReader(f.schema())
       } else readerFor(f.schema(), sharedStrings = SharedValueFields(f.name()))
     }
     skippers = fields.map(f => skipperFor(f.schema()))
@@ -106,14 +108,51 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
     }
   }
 
-  private def distinct(keys: java.util.List[String]): Boolean = {
-    var i = 0
-    while (i < keys.size()) {
-      var j = i + 1
-      while (j < keys.size()) { if (keys.get(i) == keys.get(j)) return false; j += 1 }
-      i += 1
+  /** A map of strings, or a union of null and one: kept packed (see [[PackedStringMap]]). */
+  private def packable(schema: Schema): Boolean = schema.getType match {
+    case Schema.Type.MAP => schema.getValueType.getType == Schema.Type.STRING
+    case Schema.Type.UNION =>
+      schema.getTypes.asScala.forall(t => t.getType == Schema.Type.NULL || packable(t))
+    case _ => false
+  }
+
+  private var packed = new Array[Byte](512)
+  private var packedLength = 0
+
+  private def packedMapReader(schema: Schema): FieldReader = schema.getType match {
+    case Schema.Type.UNION =>
+      val branches = schema.getTypes.asScala.map(packedMapReader).toArray
+      in => branches(in.readIndex())(in)
+    case Schema.Type.NULL => in => { in.readNull(); null }
+    case _ =>
+      in => {
+        packedLength = 0
+        var n = in.readMapStart()
+        while (n > 0) {
+          var i = 0L
+          while (i < n) {
+            pack(in.readString(scratch))
+            pack(in.readString(scratch))
+            i += 1
+          }
+          n = in.mapNext()
+        }
+        if (packedLength == 0) Map.empty[String, String]
+        else new PackedStringMap(java.util.Arrays.copyOf(packed, packedLength))
+      }
+  }
+
+  private def pack(u: Utf8): Unit = {
+    val len = u.getByteLength
+    if (packedLength + len + 4 > packed.length) {
+      packed = java.util.Arrays.copyOf(packed, math.max(packed.length * 2, packedLength + len + 4))
     }
-    true
+    packed(packedLength) = (len >>> 24).toByte
+    packed(packedLength + 1) = (len >>> 16).toByte
+    packed(packedLength + 2) = (len >>> 8).toByte
+    packed(packedLength + 3) = len.toByte
+    System.arraycopy(u.getBytes, 0, packed, packedLength + 4, len)
+    packedLength += len + 4
   }
 
   // Entries of a compacted state come sorted by partition, so consecutive entries mostly carry
@@ -256,16 +295,7 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
             }
             n = in.mapNext()
           }
-          if (keys.size() > 4 && keys.size() <= 32 && distinct(keys)) {
-            new ArrayStringMap(keys.toArray(new Array[String](0)), values.toArray(new Array[String](0)))
-          } else {
-            // Small maps are Scala's Map1 to Map4; repeated keys (not written by us) keep the
-            // last value, as a hash map would.
-            var m = Map.empty[String, String]
-            var i = 0
-            while (i < keys.size()) { m = m.updated(keys.get(i), values.get(i)); i += 1 }
-            m
-          }
+          PackedStringMap.build(keys, values)
         }
       case Schema.Type.ARRAY =>
         val item = readerFor(schema.getElementType, sharedStrings)
@@ -321,6 +351,9 @@ private object FileEntryDatumReader {
     final val AddedAtVersion = 17
     final val AddedAtTimestamp = 18
   }
+
+  /** Maps that most reads never look into, kept packed until they do. */
+  private val PackedMapFields: Set[String] = Set("minValues", "maxValues")
 
   /** Fields whose string values repeat across entries and are worth sharing. */
   private val SharedValueFields: Set[String] = Set("partitionValues", "docMappingRef")
