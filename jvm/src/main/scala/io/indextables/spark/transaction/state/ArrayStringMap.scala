@@ -35,8 +35,8 @@ private[state] final class ArrayStringMap(keys: Array[String], values: Array[Str
 }
 
 /**
- * A string map kept as the bytes of its entries (each key and value as a 4-byte length, -1 for a
- * null value, and UTF-8 bytes) until first read. A state of a million entries carries two
+ * A string map kept as the bytes of its keys and values, alternately (see [[PackedStrings]]),
+ * until first read. A state of a million entries carries two
  * statistics maps in each, and most reads look at few of them: a read pruned to one partition
  * never does. Decoding is thread-safe and happens once; a repeated key keeps its last value.
  */
@@ -46,21 +46,11 @@ private[state] final class PackedStringMap(packed: Array[Byte])
   @transient private lazy val decoded: immutable.Map[String, String] = {
     val keys = new java.util.ArrayList[String](8)
     val values = new java.util.ArrayList[String](8)
-    var at = 0
-    def next(): String = {
-      val len = ((packed(at) & 0xff) << 24) | ((packed(at + 1) & 0xff) << 16) |
-        ((packed(at + 2) & 0xff) << 8) | (packed(at + 3) & 0xff)
-      at += 4
-      if (len < 0) null
-      else {
-        val s = new String(packed, at, len, java.nio.charset.StandardCharsets.UTF_8)
-        at += len
-        s
-      }
-    }
-    while (at < packed.length) {
-      keys.add(next().intern()) // column names: a few, shared by every entry
-      values.add(next())
+    var isKey = true
+    PackedStrings.foreach(packed, packed.length) { s =>
+      if (isKey) keys.add(s.intern()) // column names: a few, shared by every entry
+      else values.add(s)
+      isKey = !isKey
     }
     PackedStringMap.build(keys, values)
   }
@@ -100,5 +90,50 @@ private[state] object PackedStringMap {
       i += 1
     }
     true
+  }
+}
+
+/**
+ * A growable run of strings, each as its 4-byte big-endian UTF-8 length and its bytes: how the
+ * state reader holds map entries it may never need as strings. Not thread-safe.
+ */
+private[state] final class PackedStrings(initialBytes: Int) {
+  private var bytes = new Array[Byte](initialBytes)
+  private var used = 0
+
+  def length: Int = used
+  def clear(): Unit = used = 0
+
+  def append(u: org.apache.avro.util.Utf8): Unit = {
+    val len = u.getByteLength
+    if (used + len + 4 > bytes.length) {
+      bytes = java.util.Arrays.copyOf(bytes, math.max(bytes.length * 2, used + len + 4))
+    }
+    bytes(used) = (len >>> 24).toByte
+    bytes(used + 1) = (len >>> 16).toByte
+    bytes(used + 2) = (len >>> 8).toByte
+    bytes(used + 3) = len.toByte
+    System.arraycopy(u.getBytes, 0, bytes, used + 4, len)
+    used += len + 4
+  }
+
+  def sameAs(other: PackedStrings): Boolean =
+    used == other.used && java.util.Arrays.equals(bytes, 0, used, other.bytes, 0, other.used)
+
+  def toArray: Array[Byte] = java.util.Arrays.copyOf(bytes, used)
+
+  def foreach(f: String => Unit): Unit = PackedStrings.foreach(bytes, used)(f)
+}
+
+private[state] object PackedStrings {
+  /** Each string of the packed `bytes` up to `length`, in order. */
+  def foreach(bytes: Array[Byte], length: Int)(f: String => Unit): Unit = {
+    var at = 0
+    while (at < length) {
+      val len = ((bytes(at) & 0xff) << 24) | ((bytes(at + 1) & 0xff) << 16) |
+        ((bytes(at + 2) & 0xff) << 8) | (bytes(at + 3) & 0xff)
+      f(new String(bytes, at + 4, len, java.nio.charset.StandardCharsets.UTF_8))
+      at += 4 + len
+    }
   }
 }

@@ -116,8 +116,7 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
     case _ => false
   }
 
-  private var packed = new Array[Byte](512)
-  private var packedLength = 0
+  private val packed = new PackedStrings(512)
 
   private def packedMapReader(schema: Schema): FieldReader = schema.getType match {
     case Schema.Type.UNION =>
@@ -126,42 +125,31 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
     case Schema.Type.NULL => in => { in.readNull(); null }
     case _ =>
       in => {
-        packedLength = 0
-        var n = in.readMapStart()
-        while (n > 0) {
-          var i = 0L
-          while (i < n) {
-            pack(in.readString(scratch))
-            pack(in.readString(scratch))
-            i += 1
-          }
-          n = in.mapNext()
-        }
-        if (packedLength == 0) Map.empty[String, String]
-        else new PackedStringMap(java.util.Arrays.copyOf(packed, packedLength))
+        readMapInto(packed, in)
+        if (packed.length == 0) Map.empty[String, String] else new PackedStringMap(packed.toArray)
       }
   }
 
-  private def pack(u: Utf8): Unit = {
-    val len = u.getByteLength
-    if (packedLength + len + 4 > packed.length) {
-      packed = java.util.Arrays.copyOf(packed, math.max(packed.length * 2, packedLength + len + 4))
+  /** Packs the keys and values of a map<string> into `out`, in order. */
+  private def readMapInto(out: PackedStrings, in: Decoder): Unit = {
+    out.clear()
+    var n = in.readMapStart()
+    while (n > 0) {
+      var i = 0L
+      while (i < n) {
+        out.append(in.readString(scratch)) // key
+        out.append(in.readString(scratch)) // value
+        i += 1
+      }
+      n = in.mapNext()
     }
-    packed(packedLength) = (len >>> 24).toByte
-    packed(packedLength + 1) = (len >>> 16).toByte
-    packed(packedLength + 2) = (len >>> 8).toByte
-    packed(packedLength + 3) = len.toByte
-    System.arraycopy(u.getBytes, 0, packed, packedLength + 4, len)
-    packedLength += len + 4
   }
 
   // Entries of a compacted state come sorted by partition, so consecutive entries mostly carry
-  // the same partition values: their raw bytes are compared with the previous entry's, and the
-  // previous map and the filter's answer on it are reused.
-  private var rawValues = new Array[Byte](256)
-  private var rawLength = 0
-  private var prevRaw = new Array[Byte](256)
-  private var prevLength = -1
+  // the same partition values: their packed bytes are compared with the previous entry's, and
+  // the previous map and the filter's answer on it are reused.
+  private var raw = new PackedStrings(256)
+  private var prevRaw = new PackedStrings(256)
   private var prevValues: Map[String, String] = null
   private var prevAnswer = true
 
@@ -171,60 +159,24 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
 
   /** A map<string> of partition values, reusing the previous entry's map when identical. */
   private def readPartitionValues(in: Decoder): AnyRef = {
-    rawLength = 0
-    var n = in.readMapStart()
-    while (n > 0) {
-      var i = 0L
-      while (i < n) {
-        appendRaw(in.readString(scratch)) // key
-        appendRaw(in.readString(scratch)) // value
-        i += 1
-      }
-      n = in.mapNext()
-    }
-    if (rawLength == prevLength &&
-        java.util.Arrays.equals(rawValues, 0, rawLength, prevRaw, 0, prevLength)) {
-      prevValues
-    } else {
+    readMapInto(raw, in)
+    if (prevValues != null && raw.sameAs(prevRaw)) prevValues
+    else {
       val b = Map.newBuilder[String, String]
-      var at = 0
-      while (at < rawLength) {
-        val (k, next) = rawString(at)
-        val (v, after) = rawString(next)
-        b += k -> v
-        at = after
+      var key: String = null
+      raw.foreach { s =>
+        val prior = shared.putIfAbsent(s, s)
+        val value = if (prior == null) s else prior
+        if (key == null) key = value else { b += key -> value; key = null }
       }
       val values = b.result()
       val swap = prevRaw
-      prevRaw = rawValues
-      rawValues = if (swap.length >= prevRaw.length) swap else new Array[Byte](prevRaw.length)
-      prevLength = rawLength
+      prevRaw = raw
+      raw = swap
       prevValues = values
       prevAnswer = keepPartition(values)
       values
     }
-  }
-
-  private def appendRaw(u: Utf8): Unit = {
-    val len = u.getByteLength
-    if (rawLength + len + 4 > rawValues.length) {
-      rawValues = java.util.Arrays.copyOf(rawValues, math.max(rawValues.length * 2, rawLength + len + 4))
-    }
-    rawValues(rawLength) = (len >>> 24).toByte
-    rawValues(rawLength + 1) = (len >>> 16).toByte
-    rawValues(rawLength + 2) = (len >>> 8).toByte
-    rawValues(rawLength + 3) = len.toByte
-    System.arraycopy(u.getBytes, 0, rawValues, rawLength + 4, len)
-    rawLength += len + 4
-  }
-
-  /** The string at `at` of the current raw values, shared, and where the next one starts. */
-  private def rawString(at: Int): (String, Int) = {
-    val len = ((rawValues(at) & 0xff) << 24) | ((rawValues(at + 1) & 0xff) << 16) |
-      ((rawValues(at + 2) & 0xff) << 8) | (rawValues(at + 3) & 0xff)
-    val s = new String(rawValues, at + 4, len, java.nio.charset.StandardCharsets.UTF_8)
-    val prior = shared.putIfAbsent(s, s)
-    (if (prior == null) s else prior, at + 4 + len)
   }
 
   /** Reads past a value of `schema` without building it. */
