@@ -25,14 +25,21 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     assert result["verified"], "IndexTables and Parquet disagree on a benchmark query"
     assert set(result["ingest"]) == {"noop", "parquet", "indextables"}
     expected = {
-        "rare_term", "common_term", "phrase", "boolean_mix", "range_equality",
-        "count_text", "count_indexquery", "group_by_level", "limit_100", "full_scan",
+        "rare_term", "common_term", "phrase", "boolean_mix", "rare_indexquery",
+        "phrase_indexquery", "boolean_indexquery", "range_equality", "count_text",
+        "count_indexquery", "group_by_level", "limit_100", "full_scan",
     }  # fmt: skip
     assert set(result["queries"]) == expected
     for name in ("count_text", "count_indexquery", "group_by_level"):
         assert result["queries"][name]["indextables"]["scan_rows"] is not None, name
     assert result["queries"]["count_text"]["indextables"]["result_rows"] > 0
     assert result["queries"]["count_indexquery"]["indextables"]["result_rows"] > 0
+    # The indexquery forms of the selective searches are answered from the index (term and
+    # phrase queries, no wildcard); at this size only the phrase is sure to match rows.
+    assert result["queries"]["phrase_indexquery"]["indextables"]["result_rows"] > 0
+    for name in ("rare_indexquery", "phrase_indexquery", "boolean_indexquery"):
+        q = result["queries"][name]["indextables"]
+        assert "PushedQuery" in q["scan"] and "wildcard" not in q["scan"], q["scan"]
     # Aggregate pushdown: one partial row per split instead of every matching row.
     for name in ("count_indexquery", "group_by_level"):
         q = result["queries"][name]["indextables"]
