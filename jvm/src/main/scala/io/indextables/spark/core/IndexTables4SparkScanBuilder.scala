@@ -11,7 +11,7 @@ import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.read.{AggregatePlan, ReadPlan, SplitInputPartition}
 import io.indextables.spark.schema.TableIndexSchema
-import io.indextables.spark.transaction.Snapshot
+import io.indextables.spark.transaction.{AddAction, Snapshot}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.spark.write.TokenLimit
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
@@ -79,8 +79,7 @@ final class IndexTables4SparkScanBuilder(
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
-    val exact = postFilters.isEmpty && (query == queryWithoutTokens ||
-      !snapshot.allFiles.exists(_.splitTags.exists(_.contains(TokenLimit.LongTokensTag))))
+    val exact = postFilters.isEmpty && (query == queryWithoutTokens || !candidates._2.exists(hasLongTokens))
     aggregate = if (exact) AggregatePlan.of(aggregation, indexSchema, tableSchema) else None
     aggregate.isDefined
   }
@@ -97,22 +96,33 @@ final class IndexTables4SparkScanBuilder(
 
   override def pushLimit(n: Int): Boolean = { limit = Some(n); true }
 
-  override def build(): Scan = {
-    if (!filtersPushed) pushFilters(Array.empty)
-    val spark = SparkSession.active
-    val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+  private def timeZone: String = SparkSession.active.sessionState.conf.sessionLocalTimeZone
+
+  /**
+   * The files of the partitions the pushed filters may match, and of those the ones min/max
+   * statistics keep: planned once (after pushFilters) for both the aggregate decision and the
+   * scan. Whole Avro manifests and blocks whose partition bounds rule the read out are never
+   * loaded, and entries of other partitions are skipped as they are decoded.
+   */
+  private lazy val candidates: (Seq[AddAction], Seq[AddAction]) = {
     val pruner = new SplitPruner(tableSchema, indexSchema.partitionColumns, timeZone,
       opts.get(IndexTablesConf.StatsTruncationMaxLength))
-    // Whole Avro manifests whose partition bounds rule the read out are never loaded, and
-    // entries of other partitions are skipped as they are decoded.
     val manifestPruner = new ManifestPruner(tableSchema, indexSchema.partitionColumns)
     val files = snapshot.filesMatching(bounds => manifestPruner.mayMatch(bounds, allFilters),
       values => pruner.mayMatchPartition(values, allFilters))
-    val kept = files.filter(a => pruner.mayMatch(a, allFilters))
+    (files, files.filter(a => pruner.mayMatch(a, allFilters)))
+  }
+
+  private def hasLongTokens(a: AddAction): Boolean = a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))
+
+  override def build(): Scan = {
+    if (!filtersPushed) pushFilters(Array.empty)
+    val spark = SparkSession.active
+    val (files, kept) = candidates
     val splits = kept.map { a =>
       SplitInputPartition(a.path, a.partitionValues, a.numRecords, Some(a.size),
         a.footerStartOffset.getOrElse(0L), a.footerEndOffset.getOrElse(0L), snapshot.docMappingFor(a),
-        a.splitTags.exists(_.contains(TokenLimit.LongTokensTag)))
+        hasLongTokens(a))
     }
     val plan = ReadPlan(
       tablePath = tablePath,

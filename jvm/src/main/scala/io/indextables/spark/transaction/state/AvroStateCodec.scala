@@ -118,21 +118,24 @@ object AvroStateCodec {
 
   /** [from, until) entry ranges of the blocks of a manifest of `entries`. */
   private def planBlocks(entries: Seq[FileEntry]): Seq[(Int, Int)] = {
-    val blocks = Vector.newBuilder[(Int, Int)]
     val arr = entries.toIndexedSeq
+    // About each entry's encoded size, and more than it.
+    val sizes = arr.map(e => encodedSize(e.add, perChar = 1, perString = 2, fixed = 48))
+    val limits = arr.map(e => encodedSize(e.add, perChar = 3, perString = 10, fixed = 128))
+    val blocks = Vector.newBuilder[(Int, Int)]
     var from = 0
-    var bytes = 0L // about the encoded size of the block so far
-    var bound = 0L // more than its encoded size
+    var bytes = 0L
+    var bound = 0L
     var i = 0
     while (i < arr.length) {
-      bytes += encodedSize(arr(i).add, perChar = 1, perString = 2, fixed = 48)
-      bound += encodedSize(arr(i).add, perChar = 3, perString = 10, fixed = 128)
+      bytes += sizes(i)
+      bound += limits(i)
       val last = i + 1 == arr.length
       val partitionChanges = !last && arr(i + 1).add.partitionValues != arr(i).add.partitionValues
       // No block may grow near the sync interval, past which Avro would end it on its own; a
       // huge entry gets a block to itself.
       if (last || bytes >= TargetBlockBytes || (partitionChanges && bytes >= MinAlignedBlockBytes) ||
-          bound + encodedSize(arr(i + 1).add, 3, 10, 128) > MaxPlannedBlockBytes / 2) {
+          bound + limits(i + 1) > MaxPlannedBlockBytes / 2) {
         blocks += ((from, i + 1))
         from = i + 1
         bytes = 0
