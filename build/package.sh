@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the plugin assembly JAR, ships it inside the Python package (python/indextables/jars/),
-# and installs the package with the test tools into .venv/ at the repository root.
+# and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
+# stage) into .venv/ at the repository root.
 # Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
 set -euo pipefail
 
@@ -8,6 +9,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
 PYSPARK_PIN="pyspark==3.5.9"
+# The linters build/test.sh runs (config: ruff.toml and mypy.ini at the root); pinned, so that a
+# new release's new rules cannot fail a build that did not change.
+LINT_PINS=("ruff==0.17.6" "mypy==2.4.1")
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
 if [[ -z "${VERSION}" ]]; then
   echo "package.sh: no __version__ in python/indextables/_version.py" >&2
@@ -42,8 +46,8 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
-echo "package.sh: installing ./python (indextables-spark ${VERSION}), ${PYSPARK_PIN} and pytest into .venv"
-"${PIP[@]}" install "${PYSPARK_PIN}" pytest
+echo "package.sh: installing ./python (indextables-spark ${VERSION}), ${PYSPARK_PIN}, pytest, ${LINT_PINS[*]} into .venv"
+"${PIP[@]}" install "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}"
 # setuptools never cleans python/build/lib, so a stale JAR there would end up in the wheel.
 rm -rf python/build python/*.egg-info
 # Same version, new JAR: force the reinstall of our package (not of its dependencies).

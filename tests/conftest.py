@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import indextables
 import pytest
-from logdata import LOGS_SCHEMA, generate_logs
 from pyspark.sql import DataFrame, SparkSession
+
+import indextables
+from logdata import LOGS_SCHEMA, generate_logs
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"

@@ -13,6 +13,7 @@ __all__ = [
     "FORMAT",
     "assert_same_rows",
     "error_text",
+    "jvm",
     "plan_nodes",
     "read_table",
     "scan_node",
@@ -94,6 +95,14 @@ def plan_nodes(plan: Any) -> list[Any]:
         for i in range(children.size()):
             stack.append(children.apply(i))
     return out
+
+
+def jvm(spark: SparkSession) -> Any:
+    """The py4j view of the session's JVM, as in `jvm(spark).java.lang.System.gc()`."""
+    view = spark.sparkContext._jvm
+    if view is None:
+        raise AssertionError("the SparkContext is stopped: it has no JVM to call")
+    return view
 
 
 def scan_node(df: DataFrame) -> str:

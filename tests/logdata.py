@@ -119,13 +119,15 @@ def builtin_templates() -> list[LogTemplate]:
             "Spark",
             "executor.Executor",
             "ERROR",
-            "Exception in task <*> in stage <*> (TID <*>): java.io.IOException: Connection reset by peer",
+            "Exception in task <*> in stage <*> (TID <*>): "
+            "java.io.IOException: Connection reset by peer",
         ),
         (
             "Zookeeper",
             "NIOServerCnxn",
             "WARN",
-            "caught end of stream exception EndOfStreamException: Unable to read additional data from client sessionid <*>, likely client has closed socket",
+            "caught end of stream exception EndOfStreamException: Unable to read additional "
+            "data from client sessionid <*>, likely client has closed socket",
         ),
         (
             "Zookeeper",
@@ -162,7 +164,8 @@ def builtin_templates() -> list[LogTemplate]:
             "Hadoop",
             "LeaseRenewer",
             "WARN",
-            "Failed to renew lease for [DFSClient_NONMAPREDUCE_<*>] for <*> seconds. Will retry shortly ...",
+            "Failed to renew lease for [DFSClient_NONMAPREDUCE_<*>] for <*> seconds. "
+            "Will retry shortly ...",
         ),
         (
             "Hadoop",
@@ -202,7 +205,8 @@ def builtin_templates() -> list[LogTemplate]:
             "Proxifier",
             "chrome.exe",
             None,
-            "<*>:<*> error : Could not connect through proxy <*>:<*> - Proxy server cannot establish a connection with the target, status code <*>",
+            "<*>:<*> error : Could not connect through proxy <*>:<*> - Proxy server cannot "
+            "establish a connection with the target, status code <*>",
         ),
     ]
     return [LogTemplate(s, c, lvl, t) for s, c, lvl, t in raw]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -21,6 +22,26 @@ _COLS = (
     "id", "ts", "day", "level", "component", "host", "latency_ms", "status", "ok", "message"
 )  # fmt: skip
 _ORDERED = {"id", "ts", "day", "latency_ms", "status", "level", "host", "component"}
+
+# A value of one of the columns above, as a predicate literal (dt.datetime is a dt.date).
+Value = Union[bool, int, float, str, dt.date]
+
+
+def _value(x: object) -> Value:
+    if isinstance(x, (bool, int, float, str, dt.date)):
+        return x
+    raise TypeError(f"no predicate literal for a {type(x).__name__}: {x!r}")
+
+
+def _in_order(a: Value, b: Value) -> tuple[Value, Value]:
+    """Two values of one column, the smaller first (as sorted() puts them; both compare)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return (b, a) if b < a else (a, b)
+    if isinstance(a, dt.date) and isinstance(b, dt.date):
+        return (b, a) if b < a else (a, b)
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return (b, a) if b < a else (a, b)
+    raise TypeError(f"values of different types: {a!r}, {b!r}")
 
 
 @dataclass(frozen=True)
@@ -33,12 +54,12 @@ class _Generator:
     def __init__(self, rows: Sequence[tuple[object, ...]], seed: int) -> None:
         self.rng = random.Random(seed)
         self.values = {
-            name: [r[i] for r in rows if r[i] is not None] for i, name in enumerate(_COLS)
+            name: [_value(r[i]) for r in rows if r[i] is not None] for i, name in enumerate(_COLS)
         }
         messages = self.values["message"]
         self.words = sorted({w for m in messages[:3000] for w in str(m).split() if len(w) > 1})
 
-    def value(self, col: str) -> object:
+    def value(self, col: str) -> Value:
         rng = self.rng
         if col == "id":
             return rng.randint(-5, len(self.values["id"]) + 5)
@@ -83,14 +104,14 @@ class _Generator:
         if op < 0.14:
             return Predicate(f"{col} IS NOT NULL", c.isNotNull())
         if col == "ok":
-            v = rng.choice([True, False])
-            return Predicate(f"ok = {v}", c == v)
+            flag = rng.choice([True, False])
+            return Predicate(f"ok = {flag}", c == flag)
         if col in ("message", "component", "host") and op < 0.55:
             if rng.random() < 0.65:
                 s = self.needle() if col == "message" else self._fragment(col)
                 return Predicate(f"{col} CONTAINS {s!r}", c.contains(s))
-            v = str(self.value(col))
-            s = v[: rng.randint(1, max(1, min(len(v), 15)))]
+            full = str(self.value(col))
+            s = full[: rng.randint(1, max(1, min(len(full), 15)))]
             return Predicate(f"{col} STARTSWITH {s!r}", c.startswith(s))
         kind = rng.randrange(9 if col in _ORDERED else 3)
         if kind == 0:
@@ -103,17 +124,16 @@ class _Generator:
             vs = [self.value(col) for _ in range(rng.randint(1, 4))]
             return Predicate(f"{col} IN {vs!r}", c.isin(*vs))
         if kind == 3:
-            a, b = sorted([self.value(col), self.value(col)])  # type: ignore[type-var]
+            a, b = _in_order(self.value(col), self.value(col))
             return Predicate(f"{col} BETWEEN {a!r} AND {b!r}", c.between(a, b))
         v = self.value(col)
-        op_name, fn = rng.choice(
-            [
-                ("<", lambda x: c < x),
-                ("<=", lambda x: c <= x),
-                (">", lambda x: c > x),
-                (">=", lambda x: c >= x),
-            ]
-        )
+        comparisons: list[tuple[str, Callable[[Value], Column]]] = [
+            ("<", lambda x: c < x),
+            ("<=", lambda x: c <= x),
+            (">", lambda x: c > x),
+            (">=", lambda x: c >= x),
+        ]
+        op_name, fn = rng.choice(comparisons)
         return Predicate(f"{col} {op_name} {v!r}", fn(v))
 
     def _fragment(self, col: str) -> str:

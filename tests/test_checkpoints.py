@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from helpers import jvm
+
 
 def _append(spark: SparkSession, path: str, ids: list[int], **options: str) -> None:
     writer = spark.createDataFrame([(i, f"row {i}") for i in ids], "id long, text string").write
@@ -41,14 +43,13 @@ def test_time_travel_across_a_checkpoint(spark: SparkSession, tmp_table: str) ->
     assert read.option("versionAsOf", "4").load(tmp_table).count() == 5
     assert spark.read.format("indextables").load(tmp_table).count() == 5
     future = "2999-01-01 00:00:00"
-    assert spark.read.format("indextables").option("timestampAsOf", future).load(
-        tmp_table
-    ).count() == 5
+    assert (
+        spark.read.format("indextables").option("timestampAsOf", future).load(tmp_table).count()
+        == 5
+    )
 
 
-def test_partition_filter_skips_whole_state_manifests(
-    spark: SparkSession, tmp_table: str
-) -> None:
+def test_partition_filter_skips_whole_state_manifests(spark: SparkSession, tmp_table: str) -> None:
     options = {
         "spark.indextables.checkpoint.interval": "2",
         "spark.indextables.state.entriesPerManifest": "1",
@@ -71,7 +72,7 @@ def test_partition_filter_skips_whole_state_manifests(
 
     # A fresh session, so nothing of the table is cached in the driver.
     spark.catalog.clearCache()
-    spark._jvm.io.indextables.spark.transaction.TransactionLog.clearCache()
+    jvm(spark).io.indextables.spark.transaction.TransactionLog.clearCache()
     table = spark.read.format("indextables").load(tmp_table)
     only_a = table.filter("region = 'a'")
     assert sorted(r["id"] for r in only_a.collect()) == [0, 1, 2, 3, 4]

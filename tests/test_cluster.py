@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyspark
@@ -20,7 +21,7 @@ import pytest
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 
-JOB = r'''
+JOB = r"""
 import sys
 from pyspark.sql import SparkSession, functions as F
 import indextables
@@ -53,7 +54,7 @@ executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
 print(f"RESULT executors={executors} total={total} errors={errors} timeouts={timeouts} "
       f"both={both} expected_both={expected_both}")
 spark.stop()
-'''
+"""
 
 
 def _free_port() -> int:
@@ -73,28 +74,63 @@ def _wait_for_port(port: int, timeout: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def standalone_master(tmp_path_factory: pytest.TempPathFactory):
+def standalone_master(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     if not SPARK_CLASS.exists():
         pytest.skip(f"{SPARK_CLASS} not found (pyspark's launcher scripts)")
     logs = tmp_path_factory.mktemp("cluster-logs")
     port, ui, worker_ui = _free_port(), _free_port(), _free_port()
-    env = dict(os.environ, SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1",
-               SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON=sys.executable)
+    env = dict(
+        os.environ,
+        SPARK_HOME=str(SPARK_HOME),
+        SPARK_LOCAL_IP="127.0.0.1",
+        SPARK_NO_DAEMONIZE="1",
+        PYSPARK_PYTHON=sys.executable,
+    )
     procs = []
     try:
         master_log = open(logs / "master.log", "w")
-        procs.append(subprocess.Popen(
-            [str(SPARK_CLASS), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-             "--port", str(port), "--webui-port", str(ui)],
-            stdout=master_log, stderr=subprocess.STDOUT, env=env))
+        procs.append(
+            subprocess.Popen(
+                [
+                    str(SPARK_CLASS),
+                    "org.apache.spark.deploy.master.Master",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--webui-port",
+                    str(ui),
+                ],
+                stdout=master_log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        )
         _wait_for_port(port, 60)
         url = f"spark://127.0.0.1:{port}"
         worker_log = open(logs / "worker.log", "w")
-        procs.append(subprocess.Popen(
-            [str(SPARK_CLASS), "org.apache.spark.deploy.worker.Worker", url, "--host",
-             "127.0.0.1", "--cores", "2", "--memory", "2g", "--webui-port", str(worker_ui),
-             "--work-dir", str(logs / "work")],
-            stdout=worker_log, stderr=subprocess.STDOUT, env=env))
+        procs.append(
+            subprocess.Popen(
+                [
+                    str(SPARK_CLASS),
+                    "org.apache.spark.deploy.worker.Worker",
+                    url,
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "2",
+                    "--memory",
+                    "2g",
+                    "--webui-port",
+                    str(worker_ui),
+                    "--work-dir",
+                    str(logs / "work"),
+                ],
+                stdout=worker_log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        )
         time.sleep(3)
         yield url, logs
     finally:
@@ -107,19 +143,31 @@ def standalone_master(tmp_path_factory: pytest.TempPathFactory):
                 p.kill()
 
 
-def test_write_and_search_on_a_standalone_cluster(standalone_master, tmp_path: Path) -> None:
+def test_write_and_search_on_a_standalone_cluster(
+    standalone_master: tuple[str, Path], tmp_path: Path
+) -> None:
     url, logs = standalone_master
     job = tmp_path / "job.py"
     job.write_text(JOB)
     table = tmp_path / "table"
-    env = dict(os.environ, SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1",
-               PYSPARK_PYTHON=sys.executable)
-    done = subprocess.run([sys.executable, str(job), url, str(table)], capture_output=True,
-                          text=True, timeout=600, env=env)
+    env = dict(
+        os.environ,
+        SPARK_HOME=str(SPARK_HOME),
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+    )
+    done = subprocess.run(
+        [sys.executable, str(job), url, str(table)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
     assert done.returncode == 0 and result, (
         f"job failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
-        f"worker log: {(logs / 'worker.log').read_text()[-3000:]}")
+        f"worker log: {(logs / 'worker.log').read_text()[-3000:]}"
+    )
     fields = dict(kv.split("=") for kv in result[0].split()[1:])
     assert int(fields["executors"]) >= 1
     assert int(fields["total"]) == 20000

@@ -8,10 +8,11 @@ ids with wrong values fails too.
 from __future__ import annotations
 
 import pytest
-from helpers import read_table
-from predicates import Predicate, generate_predicates
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+from helpers import read_table
+from predicates import Predicate, generate_predicates
 
 PREDICATE_COUNT = 300
 

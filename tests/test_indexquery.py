@@ -13,18 +13,35 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional
 
 import pytest
-from helpers import TYPEMAP, error_text, read_table, scan_node, write_table
 from pyspark.sql import SparkSession
 
-WORDS = ["timeout", "connection", "reset", "disk", "full", "error", "block", "served", "peer",
-         "retry", "lock", "waiting", "socket", "closed", "user", "login"]
+from helpers import TYPEMAP, error_text, read_table, scan_node, write_table
+
+WORDS = [
+    "timeout",
+    "connection",
+    "reset",
+    "disk",
+    "full",
+    "error",
+    "block",
+    "served",
+    "peer",
+    "retry",
+    "lock",
+    "waiting",
+    "socket",
+    "closed",
+    "user",
+    "login",
+]
 LEVELS = ["ERROR", "WARN", "INFO", None]
 COMPONENTS = ["disk", "net", "auth"]
 
-Row = Tuple[int, Optional[str], str, Optional[str]]
+Row = tuple[int, Optional[str], str, Optional[str]]
 
 
 def tokens(text: str | None) -> list[str]:
@@ -75,12 +92,16 @@ def sql_ids(spark: SparkSession, sql: str) -> list[int]:
 def test_helper_sets_the_extensions(spark: SparkSession) -> None:
     import indextables
 
-    assert indextables.EXTENSIONS_CLASS in spark.conf.get("spark.sql.extensions").split(",")
+    extensions = spark.conf.get("spark.sql.extensions")
+    assert extensions is not None
+    assert indextables.EXTENSIONS_CLASS in extensions.split(",")
 
 
 def test_temp_view_and_regular_predicate(spark: SparkSession, tables: dict[str, str]) -> None:
-    sql = ("SELECT id FROM iq_logs WHERE level = 'ERROR' AND "
-           "message indexquery 'timeout OR connection'")
+    sql = (
+        "SELECT id FROM iq_logs WHERE level = 'ERROR' AND "
+        "message indexquery 'timeout OR connection'"
+    )
     expected = ids_where(lambda r: r[1] == "ERROR" and (has(r, "timeout") or has(r, "connection")))
     assert expected and sql_ids(spark, sql) == expected
     scan = scan_node(spark.sql(sql))
@@ -100,15 +121,17 @@ def test_count_and_group_by_over_an_indexquery_are_pushed(
     assert expected and df.collect()[0]["n"] == expected
     assert "PushedAggregation: [COUNT(*)], PushedGroupBy: []" in scan_node(df)
 
-    sql = ("SELECT level, COUNT(*) AS n FROM iq_logs WHERE component = 'disk' "
-           "AND message indexquery '\"peer timeout\" OR lock' GROUP BY level")
+    sql = (
+        "SELECT level, COUNT(*) AS n FROM iq_logs WHERE component = 'disk' "
+        "AND message indexquery '\"peer timeout\" OR lock' GROUP BY level"
+    )
 
     def match(r: Row) -> bool:
         t = tokens(r[3])
-        phrase = any(t[i:i + 2] == ["peer", "timeout"] for i in range(len(t)))
+        phrase = any(t[i : i + 2] == ["peer", "timeout"] for i in range(len(t)))
         return r[2] == "disk" and (phrase or "lock" in t)
 
-    counts: dict[Optional[str], int] = {}
+    counts: dict[str | None, int] = {}
     for r in LOGS:
         if match(r):
             counts[r[1]] = counts.get(r[1], 0) + 1
@@ -118,12 +141,14 @@ def test_count_and_group_by_over_an_indexquery_are_pushed(
 
 
 def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
-    sql = ("WITH errors AS (SELECT * FROM iq_logs WHERE level = 'ERROR') "
-           "SELECT id FROM errors WHERE message indexquery '\"peer timeout\"'")
+    sql = (
+        "WITH errors AS (SELECT * FROM iq_logs WHERE level = 'ERROR') "
+        "SELECT id FROM errors WHERE message indexquery '\"peer timeout\"'"
+    )
 
     def phrase(r: Row) -> bool:
         t = tokens(r[3])
-        return any(t[i:i + 2] == ["peer", "timeout"] for i in range(len(t)))
+        return any(t[i : i + 2] == ["peer", "timeout"] for i in range(len(t)))
 
     expected = ids_where(lambda r: r[1] == "ERROR" and phrase(r))
     assert expected and sql_ids(spark, sql) == expected
@@ -139,8 +164,10 @@ def test_subquery_alias_with_renamed_column(spark: SparkSession, tables: dict[st
 
 
 def test_join_pushes_each_side_to_its_scan(spark: SparkSession, tables: dict[str, str]) -> None:
-    sql = ("SELECT l.id FROM iq_logs l JOIN iq_notes n ON l.id = n.id "
-           "WHERE l.message indexquery 'disk' AND n.note indexquery 'socket'")
+    sql = (
+        "SELECT l.id FROM iq_logs l JOIN iq_notes n ON l.id = n.id "
+        "WHERE l.message indexquery 'disk' AND n.note indexquery 'socket'"
+    )
     notes = {i: tokens(note) for i, note in NOTES}
     expected = ids_where(lambda r: has(r, "disk") and "socket" in notes.get(r[0], []))
     assert expected and sql_ids(spark, sql) == expected
@@ -173,16 +200,20 @@ def test_all_fields_search(spark: SparkSession, tables: dict[str, str]) -> None:
         return r[1] == word or r[2] == word or word.lower() in tokens(r[3])
 
     expected = ids_where(lambda r: any_field(r, "ERROR") or any_field(r, "disk"))
-    for sql in ("SELECT id FROM iq_logs WHERE indexqueryall('ERROR OR disk')",
-                "SELECT id FROM iq_logs WHERE _indexall indexquery 'ERROR OR disk'"):
+    for sql in (
+        "SELECT id FROM iq_logs WHERE indexqueryall('ERROR OR disk')",
+        "SELECT id FROM iq_logs WHERE _indexall indexquery 'ERROR OR disk'",
+    ):
         assert sql_ids(spark, sql) == expected
 
 
 def test_textsearch_and_fieldmatch(spark: SparkSession, tables: dict[str, str]) -> None:
     assert sql_ids(spark, "SELECT id FROM iq_logs WHERE message textsearch 'socket'") == ids_where(
-        lambda r: has(r, "socket"))
+        lambda r: has(r, "socket")
+    )
     assert sql_ids(spark, "SELECT id FROM iq_logs WHERE component fieldmatch 'net'") == ids_where(
-        lambda r: r[2] == "net")
+        lambda r: r[2] == "net"
+    )
     with pytest.raises(Exception) as e1:
         spark.sql("SELECT id FROM iq_logs WHERE component textsearch 'net'")
     assert "indexed as 'string'" in error_text(e1.value)
@@ -212,8 +243,10 @@ def test_two_threads_query_two_tables(spark: SparkSession, tables: dict[str, str
             "SELECT id FROM iq_logs WHERE message indexquery 'timeout'",
             ids_where(lambda r: has(r, "timeout")),
         ),
-        ("SELECT id FROM iq_notes WHERE note indexquery 'login'",
-         sorted(i for i, t in notes.items() if "login" in t)),
+        (
+            "SELECT id FROM iq_notes WHERE note indexquery 'login'",
+            sorted(i for i, t in notes.items() if "login" in t),
+        ),
     ]
     failures: list[str] = []
     barrier = threading.Barrier(2)
@@ -249,12 +282,12 @@ def test_loghub_phrase_queries_match_their_templates(
     df = spark.createDataFrame(lines, "id long, content string, template string")
     write_table(df, path, options={TYPEMAP + "content": "text"})
     read_table(spark, path).createOrReplaceTempView("iq_hdfs")
-    cases = {
+    cases: dict[str, Callable[[str], bool]] = {
         '"Receiving block"': lambda t: "Receiving block" in t,
-        "PacketResponder AND terminating": lambda t: "PacketResponder" in t
-        and "terminating" in t,
-        '"Deleting block" OR "Received block"': lambda t: "Deleting block" in t
-        or "Received block" in t,
+        "PacketResponder AND terminating": lambda t: "PacketResponder" in t and "terminating" in t,
+        '"Deleting block" OR "Received block"': lambda t: (
+            "Deleting block" in t or "Received block" in t
+        ),
     }
     for query, in_template in cases.items():
         expected = sorted(i for i, _, t in lines if in_template(t))

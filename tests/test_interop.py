@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 INTEROP = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "interop"
 FIXTURES = INTEROP / "indextables-0.5.4"
@@ -34,7 +34,7 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-def _read(spark: SparkSession, path: Path, **options: str):
+def _read(spark: SparkSession, path: Path, **options: str) -> DataFrame:
     reader = spark.read.format("indextables")
     for k, v in options.items():
         reader = reader.option(k, v)

@@ -12,9 +12,10 @@ import re
 from typing import Callable
 
 import pytest
-from helpers import assert_same_rows, read_table, scan_node, write_table
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+from helpers import assert_same_rows, read_table, scan_node, write_table
 
 
 def _c(name: str) -> Callable[[], Column]:
@@ -25,8 +26,9 @@ def _c(name: str) -> Callable[[], Column]:
 level, host, status = _c("level"), _c("host"), _c("status")
 latency, message, ident = _c("latency_ms"), _c("message"), _c("id")
 
-# name -> (filter maker, [(V1 string, V2 string), ...] that must all appear among the pushed filters)
-PUSHED = {
+# name -> (filter maker, [(V1 string, V2 string), ...] that must all appear among the pushed
+# filters)
+PUSHED: dict[str, tuple[Callable[[], Column], list[tuple[str, str]]]] = {
     "equal_to": (lambda: level() == "ERROR", [("EqualTo(level,ERROR)", "level = 'ERROR'")]),
     "in": (
         lambda: level().isin("ERROR", "WARN"),

@@ -11,9 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import read_table, write_table
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+
+from helpers import jvm, read_table, write_table
 
 ROUNDS = 30
 WARM_UP = 5
@@ -23,7 +24,7 @@ MAX_NATIVE_GROWTH_MB = 150  # RSS beyond what the JVM committed: tantivy's and A
 
 
 def _jvm_pid(spark: SparkSession) -> int:
-    return int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    return int(jvm(spark).java.lang.ProcessHandle.current().pid())
 
 
 def _open_fds(pid: int) -> int:
@@ -39,14 +40,14 @@ def _rss_mb(pid: int) -> float:
 
 def _jvm_committed_mb(spark: SparkSession) -> float:
     """Heap plus non-heap memory the JVM has committed: RSS minus this is native memory."""
-    bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+    bean = jvm(spark).java.lang.management.ManagementFactory.getMemoryMXBean()
     heap = bean.getHeapMemoryUsage().getCommitted()
     committed = heap + bean.getNonHeapMemoryUsage().getCommitted()
     return float(committed) / (1024 * 1024)
 
 
 def _settle(spark: SparkSession) -> None:
-    spark.sparkContext._jvm.java.lang.System.gc()
+    jvm(spark).java.lang.System.gc()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_table, write_table
 from pyspark.sql import SparkSession
+
+from helpers import read_table, write_table
 
 
 @pytest.fixture(scope="module")

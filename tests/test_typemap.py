@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import TYPEMAP, assert_same_rows, read_table, write_table
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+from helpers import TYPEMAP, assert_same_rows, read_table, write_table
 
 MESSAGES = [
     "error",
@@ -103,7 +104,9 @@ def test_json_column_round_trips_the_same_documents(spark: SparkSession, tmp_tab
         assert json.loads(got[i]) == doc
 
 
-def test_text_search_finds_words_next_to_tokens_the_tokenizer_drops(spark, tmp_table):
+def test_text_search_finds_words_next_to_tokens_the_tokenizer_drops(
+    spark: SparkSession, tmp_table: str
+) -> None:
     """tantivy's default tokenizer drops tokens over 255 bytes; such splits are read without
     token queries, so a substring filter still finds every row (regression guard)."""
     long_run = "x" * 300

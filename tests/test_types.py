@@ -7,8 +7,9 @@ import os
 from decimal import Decimal
 
 import pytest
-from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 from pyspark.sql import Row, SparkSession
+
+from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 
 ALL_TYPES = (
     "id long, s string, l long, i int, d double, f float, b boolean, ts timestamp, day date, "
@@ -102,7 +103,9 @@ def test_each_typed_column_filters_like_spark(
     got = read_table(spark, path)
     for cond in (f"{column} IS NULL", f"{column} IS NOT NULL"):
         assert_same_rows(got.filter(cond), df.filter(cond))
-    value = df.filter("id = 0").select(column).first()[0]
+    first = df.filter("id = 0").select(column).first()
+    assert first is not None
+    value = first[0]
     cond_col = got[column] == value
     assert_same_rows(got.filter(cond_col), df.filter(df[column] == value))
 

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from pyspark.sql import DataFrame, SparkSession
+
 from helpers import (
     MAX_ROWS_PER_SPLIT,
     assert_same_rows,
@@ -15,7 +17,6 @@ from helpers import (
     split_files,
     write_table,
 )
-from pyspark.sql import DataFrame, SparkSession
 
 
 def _events(spark: SparkSession, start: int, count: int) -> DataFrame:

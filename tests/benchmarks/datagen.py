@@ -14,15 +14,10 @@ import csv
 import datetime as dt
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Optional
 
-TESTS_DIR = Path(__file__).resolve().parent.parent
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
-
-import logdata
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     DoubleType,
@@ -31,6 +26,11 @@ from pyspark.sql.types import (
     StructType,
     TimestampType,
 )
+
+# tests/, for logdata, when this runs as a script or from tests/benchmarks alone.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import logdata
 
 BENCH_SCHEMA = StructType(
     [
@@ -83,6 +83,7 @@ def _chunk_rows(
     fillers = logdata._slot_fillers(rng)
     levels, weights = logdata.LEVELS, logdata._LEVEL_WEIGHTS
     seconds = first_row * 3.0
+    level: str | None
     for _ in range(rows):
         if rng.random() < RARE_RATE:
             component, level, template = "storage.Replica", "WARN", RARE_TEMPLATE
@@ -122,7 +123,7 @@ def generate(
     sizes = [base + (1 if i < extra else 0) for i in range(partitions)]
     firsts = [sum(sizes[:i]) for i in range(partitions)]
 
-    def make(index: int, _it: Iterator[int]) -> Iterator[tuple[object, ...]]:
+    def make(index: int, _it: Iterable[int]) -> Iterator[tuple[object, ...]]:
         return _chunk_rows(index, sizes[index], firsts[index], seed, shared.value)
 
     rdd = spark.sparkContext.parallelize(range(partitions), partitions).mapPartitionsWithIndex(make)

@@ -14,9 +14,10 @@ import json
 import shutil
 import subprocess
 from collections import Counter
+from typing import Any
 
 
-def frames(event: dict) -> list[str]:
+def frames(event: dict[str, Any]) -> list[str]:
     st = (event.get("values") or {}).get("stackTrace") or {}
     out = []
     for f in st.get("frames") or []:

@@ -24,19 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-TESTS_DIR = BENCH_DIR.parent
-REPO_ROOT = TESTS_DIR.parent
-for p in (str(BENCH_DIR), str(TESTS_DIR)):
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-import datagen
-import indextables
-from helpers import plan_nodes
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+# tests/benchmarks (datagen) and tests/ (helpers), whoever imports this module.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import datagen
+import indextables
+from helpers import jvm, plan_nodes
+
+BENCH_DIR = Path(__file__).resolve().parent
+TESTS_DIR = BENCH_DIR.parent
+REPO_ROOT = TESTS_DIR.parent
 HARNESS_CLASS = "io.indextables.spark.bench.CeilingHarness"
 TEST_CLASSES = REPO_ROOT / "jvm" / "target" / "scala-2.12" / "test-classes"
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
@@ -294,9 +295,9 @@ def queries(phrase: str, common: str) -> list[Query]:
             [],
             count_only=True,
             aggregate={"kind": "count", "field": "component", "query": text(common)},
-            build_parquet=lambda d: d.filter(
-                msg.rlike(words_rlike(common))
-            ).agg(F.count(F.lit(1)).alias("n")),
+            build_parquet=lambda d: d.filter(msg.rlike(words_rlike(common))).agg(
+                F.count(F.lit(1)).alias("n")
+            ),
         ),
         Query(
             "group_by_level",
@@ -426,9 +427,11 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         "config": {k: str(getattr(cfg, k)) for k in Config.__dataclass_fields__ if k != "spark"}
     }
     result["machine"] = _machine()
-    log = lambda msg: print(f"[bench {time.time() - started:7.1f}s] {msg}", flush=True)
 
-    pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
+    def log(msg: str) -> None:
+        print(f"[bench {time.time() - started:7.1f}s] {msg}", flush=True)
+
+    pid = int(jvm(spark).java.lang.ProcessHandle.current().pid())
     mem = PeakMemory(pid)
     result["machine"]["peak_reset"] = mem.reset()
 
@@ -510,12 +513,12 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     one.write.mode("overwrite").parquet(one_pq)
     overhead: dict[str, list[float]] = {"indextables": [], "parquet": []}
     for rnd in range(cfg.warmup + cfg.runs):
-        for name, path in (("indextables", one_it), ("parquet", one_pq)):
+        for name, one_path in (("indextables", one_it), ("parquet", one_pq)):
             t = time.perf_counter()
             if name == "indextables":
-                df = spark.read.format("indextables").load(path)
+                df = spark.read.format("indextables").load(one_path)
             else:
-                df = spark.read.parquet(path)
+                df = spark.read.parquet(one_path)
             df.filter(F.col("message").contains("x") & (F.col("level") == "ERROR")).collect()
             if rnd >= cfg.warmup:
                 overhead[name].append(time.perf_counter() - t)
@@ -533,7 +536,7 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         }
         for q in qs
     }
-    readers = {
+    readers: dict[str, Callable[[], DataFrame]] = {
         "indextables": lambda: spark.read.format("indextables").load(it_path),
         "parquet": lambda: spark.read.parquet(pq_path),
     }
@@ -559,7 +562,8 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
                     if out is not None:
                         r["rows"] = [_freeze(x) for x in out]
         times = ", ".join(
-            f"{q.name} {qres[q.name]['indextables']['last']:.2f}/{qres[q.name]['parquet']['last']:.2f}"
+            f"{q.name} {qres[q.name]['indextables']['last']:.2f}"
+            f"/{qres[q.name]['parquet']['last']:.2f}"
             for q in qs
         )
         log(f"query round {rnd} (IndexTables/Parquet s): {times}")
@@ -618,18 +622,27 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     return result
 
 
-def _save_partial(cfg: Config, result: dict[str, Any], extra: dict | None = None) -> None:
+def _save_partial(cfg: Config, result: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
     """What a long run has measured so far (results.partial.json), in case it is cut short."""
     data = dict(result, **(extra or {}))
     (cfg.out / "results.partial.json").write_text(json.dumps(data, indent=2, default=str))
 
 
-def _run_harness(cfg: Config, rows_json: Path, qs: list[Query], qres: dict, log) -> dict | None:
+def _run_harness(
+    cfg: Config,
+    rows_json: Path,
+    qs: list[Query],
+    qres: dict[str, dict[str, Any]],
+    log: Callable[[str], None],
+) -> dict[str, Any] | None:
     if cfg.harness == "skip":
         return None
     cp = _harness_classpath()
     if cp is None:
-        msg = f"{HARNESS_CLASS} is not compiled under {TEST_CLASSES} (run build/sbt spark/Test/compile)"
+        msg = (
+            f"{HARNESS_CLASS} is not compiled under {TEST_CLASSES} "
+            "(run build/sbt spark/Test/compile)"
+        )
         if cfg.harness == "require":
             raise RuntimeError(msg)
         log("ceilings skipped: " + msg)
@@ -662,7 +675,8 @@ def _run_harness(cfg: Config, rows_json: Path, qs: list[Query], qres: dict, log)
             else []
         ),
         "-cp", cp, HARNESS_CLASS,
-        "--input", str(rows_json), "--queries", str(qfile), "--work", str(cfg.out / "data" / "harness"),
+        "--input", str(rows_json), "--queries", str(qfile),
+        "--work", str(cfg.out / "data" / "harness"),
         "--out", str(out), "--threads", str(cfg.cores), "--runs", str(cfg.runs),
         "--warmup", str(cfg.warmup), "--max-rows-per-split", str(ROWS_PER_SPLIT),
     ]  # fmt: skip
@@ -670,7 +684,7 @@ def _run_harness(cfg: Config, rows_json: Path, qs: list[Query], qres: dict, log)
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"ceiling harness failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    res = json.loads(out.read_text())
+    res: dict[str, Any] = json.loads(out.read_text())
     res["ingest"]["rows_per_s"] = res["ingest"]["rows"] / res["ingest"]["median_s"]
     return res
 
@@ -726,16 +740,20 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         (
             f"Machine: {m['cores']} cores, {m['memory_gib']} GiB; load average at start "
-            f"{m['loadavg_start'][0]:.2f}, at end {m['loadavg_end'][0]:.2f}. Data: {d['templates']}; "
-            f"{d['json_bytes'] / 1e6:.1f} MB as JSON lines (the bytes behind every bytes/s figure), "
+            f"{m['loadavg_start'][0]:.2f}, at end {m['loadavg_end'][0]:.2f}. "
+            f"Data: {d['templates']}; "
+            f"{d['json_bytes'] / 1e6:.1f} MB as JSON lines "
+            "(the bytes behind every bytes/s figure), "
             f"{d['partitions']} partitions. Times in seconds: median (min–max) of "
             f"{r['config']['runs']} runs after {r['config']['warmup']} warm-up. Peak RSS is the "
-            f"driver JVM's VmHWM during the workload (Spark runs in local mode: executors included)."
+            "driver JVM's VmHWM during the workload "
+            "(Spark runs in local mode: executors included)."
         ),
         "",
         "## Ingest",
         "",
-        "| Format | Time s | Rows/s | Bytes/s | Peak RSS MB | Table MB | × Parquet time | × noop time |",
+        "| Format | Time s | Rows/s | Bytes/s | Peak RSS MB | Table MB "
+        "| × Parquet time | × noop time |",
         "|---|---|---|---|---|---|---|---|",
     ]
     ing = r["ingest"]
@@ -744,25 +762,31 @@ def markdown(r: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {_fmt_t(s)} | {_rate(s['rows_per_s'])} | {_rate(s['bytes_per_s'])}B | "
             f"{s['peak_rss_mb']:.0f} | {s.get('table_bytes', 0) / 1e6:.1f} | "
-            f"{s['median_s'] / ing['parquet']['median_s']:.2f} | {s['median_s'] / ing['noop']['median_s']:.2f} |"
+            f"{s['median_s'] / ing['parquet']['median_s']:.2f} | "
+            f"{s['median_s'] / ing['noop']['median_s']:.2f} |"
         )
     c = r.get("ceiling") or {}
     if "ingest" in c:
         ci = c["ingest"]
         lines.append(
             f"| tantivy4java ceiling (batch documents, {c['threads']} threads, native time only) | "
-            f"{_fmt_t(ci)} | {_rate(ci['rows_per_s'])} | {_rate(d['json_bytes'] / ci['median_s'])}B | "
+            f"{_fmt_t(ci)} | {_rate(ci['rows_per_s'])} | "
+            f"{_rate(d['json_bytes'] / ci['median_s'])}B | "
             f"{c['vm_hwm_after_ingest_kb'] / 1024:.0f} (harness) | {ci['split_bytes'] / 1e6:.1f} | "
-            f"{ci['median_s'] / ing['parquet']['median_s']:.2f} | {ci['median_s'] / ing['noop']['median_s']:.2f} |"
+            f"{ci['median_s'] / ing['parquet']['median_s']:.2f} | "
+            f"{ci['median_s'] / ing['noop']['median_s']:.2f} |"
         )
         it = ing["indextables"]
         net = it.get("rate_vs_ceiling_net_of_noop")
         lines += [
             "",
-            f"IndexTables ingest rate = **{it['rate_vs_ceiling']:.2f} × the raw tantivy4java rate** "
-            f"(goal ≥ 0.8; {net:.2f} × when the noop cost of producing the rows is subtracted) "
-            if net is not None
-            else f"IndexTables ingest rate = **{it['rate_vs_ceiling']:.2f} × the raw tantivy4java rate** (goal ≥ 0.8) ",
+            f"IndexTables ingest rate = **{it['rate_vs_ceiling']:.2f} × "
+            "the raw tantivy4java rate** "
+            + (
+                f"(goal ≥ 0.8; {net:.2f} × when the noop cost of producing the rows is subtracted) "
+                if net is not None
+                else "(goal ≥ 0.8) "
+            ),
         ]
         lines[-1] += (
             f"and **{it['ratio_vs_parquet_time']:.2f} × the Parquet write time** (goal ≤ 3)."
@@ -798,7 +822,8 @@ def markdown(r: dict[str, Any]) -> str:
         ratio_c = f"{q['ratio_vs_ceiling']:.1f}" if "ratio_vs_ceiling" in q else "–"
         lines.append(
             f"| {name} | {_fmt_t(it)} | {_fmt_t(pq)} | {q['ratio_parquet_over_indextables']:.2f} | "
-            f"{ideal} | {prod} | {cq.get('ideal', {}).get('hits', '–')} | {ratio_c} | {goal} | {_rate(it['rows_per_s'])} | "
+            f"{ideal} | {prod} | {cq.get('ideal', {}).get('hits', '–')} | {ratio_c} | {goal} | "
+            f"{_rate(it['rows_per_s'])} | "
             f"{_rate(it['bytes_per_s'])}B | {it['peak_rss_mb']:.0f} / {pq['peak_rss_mb']:.0f} | "
             f"{it['result_rows']} | {_n(it.get('scan_rows'))} / {_n(pq.get('scan_rows'))} | "
             f"{'yes' if q['verified'] else '**NO**'} |"
@@ -808,7 +833,9 @@ def markdown(r: dict[str, Any]) -> str:
         for form in (name, name.split("_")[0] + "_indexquery"):
             q = r["queries"][form]
             x = q["ratio_parquet_over_indextables"]
-            lines.append(f"- selective `{form}`: {x:.2f} × faster than Parquet (goal ≥ 50 at 2M rows)")
+            lines.append(
+                f"- selective `{form}`: {x:.2f} × faster than Parquet (goal ≥ 50 at 2M rows)"
+            )
     met = [n for n, q in r["queries"].items() if q.get("goal_met")]
     judged = [n for n, q in r["queries"].items() if "goal_met" in q]
     if judged:
@@ -826,7 +853,8 @@ def markdown(r: dict[str, Any]) -> str:
             else ""
         )
         lines.append(
-            f"- `{name}` ships {_n(q['indextables'].get('scan_rows'))} rows from the IndexTables scan "
+            f"- `{name}` ships {_n(q['indextables'].get('scan_rows'))} rows "
+            "from the IndexTables scan "
             f"to Spark for {_n(q['indextables'].get('result_rows'))} result rows "
             f"(Parquet: {_n(q['parquet'].get('scan_rows'))}){agg_s}"
         )
@@ -839,7 +867,8 @@ def markdown(r: dict[str, Any]) -> str:
         sel = q.get("selectivity")
         sel_s = f", selectivity {sel * 100:.4f}%" if sel is not None else ""
         lines.append(
-            f"- `{name}`: {q['what']}{sel_s}; pushed query: `{q.get('pushed_query') or 'match_all'}`"
+            f"- `{name}`: {q['what']}{sel_s}; "
+            f"pushed query: `{q.get('pushed_query') or 'match_all'}`"
         )
     lines += [
         "",

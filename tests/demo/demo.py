@@ -15,15 +15,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import indextables
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-TESTS_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(TESTS_DIR))
+import indextables
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for logdata
 
 from logdata import LOGS_SCHEMA, generate_logs
 
+TESTS_DIR = Path(__file__).resolve().parent.parent
 LOGHUB_DIR = TESTS_DIR.parent.parent / "shared" / "data" / "loghub"
 DEMO_COLUMNS = ["ts", "level", "component", "host", "latency_ms", "message"]
 
@@ -41,7 +42,7 @@ def scan_line(df: DataFrame) -> str:
     return lines[0] if lines else plan
 
 
-def search(table: DataFrame, title: str, condition: F.Column) -> None:
+def search(table: DataFrame, title: str, condition: Column) -> None:
     print(f"\n{title}")
     result = table.filter(condition)
     print(f"  plan: {scan_line(result)}")
@@ -73,7 +74,8 @@ def main() -> None:
     spark = indextables.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     print(
-        f"IndexTables {indextables.__version__}, Spark {spark.version}, JAR {indextables.jar_path()}"
+        f"IndexTables {indextables.__version__}, Spark {spark.version}, "
+        f"JAR {indextables.jar_path()}"
     )
 
     with tempfile.TemporaryDirectory(prefix="indextables-demo-") as tmp:
