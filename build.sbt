@@ -33,7 +33,10 @@ lazy val spark = (project in file("jvm"))
     Antlr4 / antlr4RuntimeDependency := "org.antlr" % "antlr4-runtime" % "4.9.3" % Provided,
     name := "indextables-spark",
     javacOptions ++= Seq("--release", "17"),
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
+      "-Xlint:_", "-Ywarn-unused:imports,privates,locals,implicits,patvars"),
+    // Warnings fail the build of the main code; tests only report them.
+    Compile / compile / scalacOptions += "-Xfatal-warnings",
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.

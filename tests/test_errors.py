@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pyspark.sql import DataFrame, SparkSession
+
 from helpers import (
     MAX_ROWS_PER_SPLIT,
     assert_same_rows,
@@ -15,7 +17,7 @@ from helpers import (
     split_files,
     write_table,
 )
-from pyspark.sql import DataFrame, SparkSession
+from indextables import IndexTablesError, convert_exception
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,27 @@ def test_reading_a_path_that_is_not_a_table_names_the_path(
     with pytest.raises(Exception) as info:
         read_table(spark, str(path)).collect()
     assert str(path) in error_text(info.value)
+    converted = convert_exception(info.value)
+    assert isinstance(converted, IndexTablesError)
+    assert converted.error_class == "INDEXTABLES_TABLE_NOT_FOUND", converted
+    assert converted.java_class == "io.indextables.spark.exceptions.TransactionLogException"
     assert_same_rows(read_table(spark, healthy_table), small_df)
+
+
+def test_an_invalid_option_maps_to_its_error_class_naming_the_key(
+    spark: SparkSession, healthy_table: str
+) -> None:
+    with pytest.raises(Exception) as info:
+        (
+            spark.read.format("indextables")
+            .option("spark.indextables.read.batchSize", "zero")
+            .load(healthy_table)
+            .collect()
+        )
+    converted = convert_exception(info.value)
+    assert isinstance(converted, IndexTablesError)
+    assert converted.error_class == "INDEXTABLES_INVALID_OPTION"
+    assert "spark.indextables.read.batchSize" in converted.message
 
 
 @pytest.mark.parametrize("damage", ["deleted", "garbage", "truncated"])

@@ -6,12 +6,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-import indextables
-import indextables.session
 import pytest
-from indextables import IndexTablesError, convert_exception
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
+
+import indextables
+import indextables.session
+from helpers import jvm
+from indextables import IndexTablesError, convert_exception
 
 
 def test_jar_path_points_at_the_shipped_assembly_of_this_version() -> None:
@@ -67,7 +69,7 @@ def test_configure_spark_appends_the_extensions_to_existing_ones_once() -> None:
 def test_session_has_the_plugin_jar_on_its_classpath(spark: SparkSession) -> None:
     jars = spark.sparkContext.getConf().get("spark.jars", "")
     assert indextables.jar_path() in jars.split(",")
-    build_info = spark.sparkContext._jvm.io.indextables.spark.BuildInfo
+    build_info = jvm(spark).io.indextables.spark.BuildInfo
     assert build_info.version() == indextables.__version__
 
 
@@ -98,6 +100,18 @@ def test_convert_exception_maps_a_plugin_throwable_in_the_cause_chain() -> None:
     assert isinstance(converted, IndexTablesError)
     assert str(converted) == "column m has type map"
     assert converted.java_class == "io.indextables.spark.IndexTablesException"
+
+
+def test_convert_exception_keeps_the_error_class_from_the_jvm_or_the_message() -> None:
+    ours = _FakeThrowable(
+        "io.indextables.spark.exceptions.ConcurrentCommitException",
+        "[INDEXTABLES_CONCURRENT_COMMIT] Gave up committing 'WRITE' to table /t after 10 attempts",
+    )
+    converted = convert_exception(_FakeJavaError(ours))
+    assert isinstance(converted, IndexTablesError)
+    # _FakeThrowable has no getErrorClass: the class comes from the message's prefix.
+    assert converted.error_class == "INDEXTABLES_CONCURRENT_COMMIT"
+    assert IndexTablesError("no class here").error_class is None
 
 
 def test_convert_exception_leaves_other_errors_alone() -> None:

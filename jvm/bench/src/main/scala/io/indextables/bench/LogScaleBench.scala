@@ -14,6 +14,7 @@ import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{AddFile, Metadata => DeltaMetadata}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.transaction._
 import io.indextables.spark.transaction.state.PartitionBounds
 
@@ -201,8 +202,8 @@ object LogScaleBench {
   private val BatchSize = 50000
 
   private def openOurs(path: String): TransactionLog =
-    TransactionLog.forTable(path, hadoopConf, Map(
-      "spark.indextables.checkpoint.enabled" -> "false"))
+    TransactionLog.forTable(path, hadoopConf,
+      IndexTablesOptions(Map(IndexTablesConf.CheckpointEnabled.key -> "false")).logSettings)
 
   /** Our table: version 0 creates it, batches of files follow, and a compacted Avro state. */
   private def buildOurs(path: String, files: Int, partitions: Int): Unit = {

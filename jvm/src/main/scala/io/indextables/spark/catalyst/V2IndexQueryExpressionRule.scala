@@ -11,9 +11,9 @@ import org.apache.spark.sql.indextables.SparkFilterBridge
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.core.{IndexTables4SparkScanBuilder, IndexTables4SparkTable}
+import io.indextables.spark.core.IndexTables4SparkTable
 import io.indextables.spark.expressions.{IndexQueryAllExpression, IndexQueryExpression}
-import io.indextables.spark.filters.{IndexQueryMode, MixedBooleanFilter}
+import io.indextables.spark.filters.{IndexQueryMode, IndexQueryRegistry, MixedBooleanFilter}
 import io.indextables.spark.schema.IndexKind
 
 /**
@@ -24,8 +24,8 @@ import io.indextables.spark.schema.IndexKind
  *  - as an optimizer rule, for a filter directly over an IndexTables relation, it turns every
  *    conjunct that holds an IndexQuery predicate into one [[MixedBooleanFilter]] (the whole
  *    boolean tree, regular predicates included, because an IndexQuery cannot be evaluated row by
- *    row in Spark), stores it in the scan builder's companion object for that relation, tags the
- *    relation with the key, and leaves only the other conjuncts to Spark's own pushdown.
+ *    row in Spark), stores it in the [[IndexQueryRegistry]] under a fresh key, tags the relation
+ *    with the key, and leaves only the other conjuncts to Spark's own pushdown.
  * Runs on the driver, on the thread planning the query; holds no state of its own.
  */
 case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQueryExpressionRule.Phase)
@@ -70,7 +70,7 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
     source(child, attr.exprId, ctes) match {
       case Some((r: DataSourceV2Relation, name)) if indexTable(r).isDefined =>
         val table = indexTable(r).get
-        val schema = IndexTables4SparkScanBuilder.indexSchemaOf(table)
+        val schema = table.indexSchema
         if (schema.isPartitionColumn(name)) throw IndexTablesErrors.indexQueryOnPartitionColumn(iq.sql, name)
         val field = schema.field(name).getOrElse(throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, name))
         iq.mode match {
@@ -81,7 +81,6 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
               "string or another exact (not tokenized) type")
           case _ =>
         }
-        IndexTables4SparkScanBuilder.setCurrentRelation(r)
       case Some((leaf, _)) => throw IndexTablesErrors.indexQueryNotOnIndexTables(iq.sql, describe(leaf))
       case None => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, attr.sql)
     }
@@ -90,25 +89,25 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
   private def checkAll(all: IndexQueryAllExpression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit = {
     val leaves = relations(child, ctes)
     leaves match {
-      case Seq(r: DataSourceV2Relation) if indexTable(r).isDefined => IndexTables4SparkScanBuilder.setCurrentRelation(r)
+      case Seq(r: DataSourceV2Relation) if indexTable(r).isDefined =>
       case Seq(other) => throw IndexTablesErrors.indexQueryNotOnIndexTables(all.sql, describe(other))
       case _ => throw IndexTablesErrors.indexQueryAllAmbiguous(all.sql, leaves.map(describe))
     }
   }
 
   private def pushDown(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case f @ Filter(cond, r: DataSourceV2Relation) if indexTable(r).isDefined && containsIndexQuery(cond) =>
+    case Filter(cond, r: DataSourceV2Relation) if indexTable(r).isDefined && containsIndexQuery(cond) =>
       val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
       val names = r.output.map(a => a.exprId -> a.name).toMap
       val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
-      val previous = Option(r.options.get(IndexTables4SparkScanBuilder.FilterKeyOption))
-        .flatMap(IndexTables4SparkScanBuilder.filtersFor)
+      val previous = Option(r.options.get(IndexQueryRegistry.KeyOption))
+        .flatMap(IndexQueryRegistry.lookup)
       val combined = previous.map(_ and tree).getOrElse(tree)
-      val key = IndexTables4SparkScanBuilder.newFilterKey()
+      val key = IndexQueryRegistry.newKey()
       val options = r.options.asCaseSensitiveMap().asScala.toMap +
-        (IndexTables4SparkScanBuilder.FilterKeyOption -> key)
+        (IndexQueryRegistry.KeyOption -> key)
       val tagged = r.copy(options = new CaseInsensitiveStringMap(options.asJava))
-      IndexTables4SparkScanBuilder.storeFilters(tagged, key, combined)
+      IndexQueryRegistry.store(key, combined)
       if (rest.isEmpty) tagged else Filter(rest.reduceLeft(And), tagged)
   }
 

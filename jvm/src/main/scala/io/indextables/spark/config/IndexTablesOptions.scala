@@ -3,14 +3,22 @@ package io.indextables.spark.config
 import java.util.Locale
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.transaction.LogSettings
 
 /**
- * Resolved configuration for one read or write. Immutable and serializable, so the driver can
- * hand it to executors. Keys compare case-insensitively, as Spark's options do.
+ * The one resolver of `spark.indextables.*` settings for a read, a write or a command, as
+ * Iceberg's `SparkReadConf`/`SparkWriteConf` are. Precedence, highest first:
+ *  1. an option of this read or write (`.option(...)`, or a command's options);
+ *  2. the session configuration (`spark.conf.set(...)`);
+ *  3. a property recorded in the table's metadata;
+ *  4. the entry's default in [[IndexTablesConf]].
+ * Keys compare ignoring case in every layer: DataFrame options reach the plugin lower-cased, while
+ * the session configuration keeps the case it was given. An invalid value fails, naming the key.
+ * Immutable and serializable, so the driver can hand it to executors.
  *
- * @param options     options given to this read or write (highest precedence)
+ * @param options     options given to this read or write
  * @param sessionConf `spark.indextables.*` entries of the session configuration
- * @param tableProps  properties recorded in the table's metadata (lowest, above defaults)
+ * @param tableProps  properties recorded in the table's metadata
  */
 final case class IndexTablesOptions(
     options: Map[String, String],
@@ -18,8 +26,9 @@ final case class IndexTablesOptions(
     tableProps: Map[String, String] = Map.empty) {
 
   private def lower(m: Map[String, String]) = m.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-  private val layers = Seq(lower(options), lower(sessionConf), lower(tableProps))
+  @transient private lazy val layers = Seq(lower(options), lower(sessionConf), lower(tableProps))
 
+  /** The raw value of `key` from the highest layer that sets it. */
   def raw(key: String): Option[String] = {
     val k = key.toLowerCase(Locale.ROOT)
     layers.collectFirst { case m if m.contains(k) => m(k) }
@@ -28,11 +37,10 @@ final case class IndexTablesOptions(
   def get[T](entry: ConfEntry[T]): T = raw(entry.key) match {
     case None => entry.default
     case Some(v) =>
-      try entry.parse(v)
-      catch { case e: Exception => throw IndexTablesErrors.invalidOption(entry.key, v, e) }
+      entry.parse(v).getOrElse(throw IndexTablesErrors.invalidOption(entry.key, v, entry.expected))
   }
 
-  /** Every typemap entry, column name (as written in the key) to its lower-cased index type. */
+  /** Every typemap entry: column name (lower-cased) to its lower-cased index type. */
   def typemap: Map[String, String] = {
     val prefix = IndexTablesConf.TypemapPrefix.toLowerCase(Locale.ROOT)
     // Lowest precedence first, so higher layers overwrite.
@@ -44,6 +52,45 @@ final case class IndexTablesOptions(
     }
   }
 
-  /** Every key of `options` that is a Hadoop/plugin setting, for the transaction log. */
-  def asMap: Map[String, String] = tableProps ++ sessionConf ++ options
+  /** The transaction log's settings, resolved like every other key. */
+  def logSettings: LogSettings = {
+    import IndexTablesConf._
+    LogSettings(
+      retryMaxAttempts = get(RetryMaxAttempts),
+      retryBaseDelayMs = get(RetryBaseDelayMs),
+      retryMaxDelayMs = get(RetryMaxDelayMs),
+      compression = get(TransactionCompression),
+      checkpointEnabled = get(CheckpointEnabled),
+      checkpointInterval = get(CheckpointInterval),
+      checkpointActionsPerPart = get(CheckpointActionsPerPart),
+      stateFormat = get(StateFormat),
+      stateCompression = get(StateCompression),
+      stateCompressionLevel = get(StateCompressionLevel),
+      stateEntriesPerManifest = get(StateEntriesPerManifest),
+      stateReadParallelism = get(StateReadParallelism),
+      stateRetryMaxAttempts = get(StateRetryMaxAttempts),
+      stateRetryBaseDelayMs = get(StateRetryBaseDelayMs),
+      stateRetryMaxDelayMs = get(StateRetryMaxDelayMs),
+      compactionTombstoneThreshold = get(CompactionTombstoneThreshold),
+      compactionMaxManifests = get(CompactionMaxManifests),
+      schemaRenormalizeThreshold = get(SchemaRenormalizeThreshold),
+      txLogRetentionHours = get(TxLogRetentionHours),
+      stateRetentionVersions = get(StateRetentionVersions),
+      stateRetentionHours = get(StateRetentionHours),
+      minManifestAgeHours = get(MinManifestAgeHours))
+  }
+
+  /**
+   * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys), as Delta keys
+   * its log cache: two reads with equal file-system options share one log handle's state.
+   */
+  def fileSystemOptions: Map[String, String] = options.filter { case (k, _) =>
+    val l = k.toLowerCase(Locale.ROOT)
+    l.startsWith("fs.") || l.startsWith("dfs.")
+  }
+}
+
+object IndexTablesOptions {
+  /** Every setting at its default. */
+  val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
 }

@@ -14,6 +14,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.filters.IndexQueryRegistry
+import io.indextables.spark.read.IndexTables4SparkScanBuilder
+import io.indextables.spark.schema.TableIndexSchema
 import io.indextables.spark.transaction.Snapshot
 import io.indextables.spark.write.IndexTables4SparkWriteBuilder
 
@@ -29,7 +32,11 @@ class IndexTables4SparkTable(
     acceptsWrites: Boolean = false) extends Table with SupportsRead with SupportsWrite {
 
   /** The table's latest snapshot, or None when nothing has been committed at the path. */
-  lazy val existingSnapshot: Option[Snapshot] = TableState.load(tablePath, properties.asJava)
+  lazy val existingSnapshot: Option[Snapshot] = TableLogResolver.load(tablePath, properties)
+
+  /** How the latest version indexes each column; the table must exist. */
+  def indexSchema: TableIndexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(
+    existingSnapshot.getOrElse(throw IndexTablesErrors.tableNotFound(tablePath)))
 
   override def name(): String = s"indextables.`$tablePath`"
 
@@ -41,25 +48,32 @@ class IndexTables4SparkTable(
   override def properties(): util.Map[String, String] = properties.asJava
 
   override def capabilities(): util.Set[TableCapability] =
-    if (acceptsWrites) IndexTables4SparkTable.WriteCapabilities else IndexTables4SparkTable.ReadCapabilities
+    if (acceptsWrites) IndexTables4SparkTable.WriteCapabilities
+    else IndexTables4SparkTable.ReadCapabilities
 
   /** Options for this read or write, over session conf and the table's recorded properties. */
-  def resolvedOptions(options: util.Map[String, String]): IndexTablesOptions =
+  def resolvedOptions(options: Map[String, String]): IndexTablesOptions =
     IndexTablesOptions(
-      properties ++ options.asScala,
-      TableState.sessionConf(SparkSession.active),
+      properties ++ options,
+      TableLogResolver.sessionConf(SparkSession.active),
       existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty))
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val all = properties ++ options.asCaseSensitiveMap().asScala
+    val readOptions = options.asCaseSensitiveMap().asScala.toMap
+    val all = properties ++ readOptions
     // versionAsOf / timestampAsOf pick an earlier snapshot; the plain read is the latest.
-    val snap = TableState.loadForRead(tablePath, all.asJava)
-      .getOrElse(throw IndexTablesErrors.notATable(tablePath))
-    new IndexTables4SparkScanBuilder(tablePath, snap, resolvedOptions(options.asCaseSensitiveMap()), all)
+    val snap = TableLogResolver.loadForRead(tablePath, all)
+      .getOrElse(throw IndexTablesErrors.tableNotFound(tablePath))
+    // The IndexQuery tree the Catalyst rule planned for this very relation, if it tagged it.
+    val indexQuery = IndexQueryRegistry.keyIn(readOptions).map { key =>
+      IndexQueryRegistry.lookup(key).getOrElse(throw IndexTablesErrors.indexQueryLost(tablePath))
+    }
+    new IndexTables4SparkScanBuilder(tablePath, snap, resolvedOptions(readOptions), indexQuery)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new IndexTables4SparkWriteBuilder(this, info)
+    new IndexTables4SparkWriteBuilder(name(), tablePath, requestedPartitionColumns,
+      existingSnapshot, resolvedOptions, info)
 }
 
 object IndexTables4SparkTable {

@@ -30,14 +30,14 @@ class IndexTables4SparkTableProvider
   override def supportsExternalMetadata(): Boolean = true
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    val snap = TableState.load(TableState.path(options.asCaseSensitiveMap()), options.asCaseSensitiveMap())
-      .getOrElse(throw IndexTablesErrors.notATable(TableState.path(options.asCaseSensitiveMap())))
+    val opts = options.asCaseSensitiveMap().asScala.toMap
+    val snap = TableLogResolver.loadExisting(TableLogResolver.path(opts), opts)
     DataType.fromJson(snap.metadata.schemaString).asInstanceOf[StructType]
   }
 
   override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = {
-    val path = TableState.path(options.asCaseSensitiveMap())
-    TableState.load(path, options.asCaseSensitiveMap()).map(_.metadata.partitionColumns)
+    val opts = options.asCaseSensitiveMap().asScala.toMap
+    TableLogResolver.load(TableLogResolver.path(opts), opts).map(_.metadata.partitionColumns)
       .getOrElse(Nil).map(c => Expressions.identity(c): Transform).toArray
   }
 
@@ -48,10 +48,10 @@ class IndexTables4SparkTableProvider
     val partitionColumns = partitioning.toSeq.map {
       case t if t.name() == "identity" && t.references().length == 1 =>
         t.references().head.fieldNames().mkString(".")
-      case t => throw new IllegalArgumentException(s"IndexTables partitions by columns only, not $t")
+      case t => throw IndexTablesErrors.unsupportedPartitioning(t.toString)
     }
-    new IndexTables4SparkTable(TableState.path(properties), schema, partitionColumns,
-      properties.asScala.toMap)
+    val props = properties.asScala.toMap
+    new IndexTables4SparkTable(TableLogResolver.path(props), schema, partitionColumns, props)
   }
 
   override def createRelation(
@@ -59,8 +59,8 @@ class IndexTables4SparkTableProvider
       mode: SaveMode,
       parameters: Map[String, String],
       data: DataFrame): BaseRelation = {
-    val path = TableState.path(parameters.asJava)
-    val exists = TableState.load(path, parameters.asJava).isDefined
+    val path = TableLogResolver.path(parameters)
+    val exists = TableLogResolver.load(path, parameters).isDefined
     mode match {
       case SaveMode.ErrorIfExists if exists => throw IndexTablesErrors.tableExists(path)
       case SaveMode.Ignore if exists =>

@@ -7,7 +7,6 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.filters.IndexQueryMode
-import io.indextables.spark.sql.IndexQuerySqlRewriter
 
 /**
  * The SQL functions behind the IndexQuery operators, as (name, info, builder) triples that
@@ -15,19 +14,25 @@ import io.indextables.spark.sql.IndexQuerySqlRewriter
  */
 object IndexQueryFunctions {
 
+  // The names the SQL operators are rewritten to (see sql.IndexQuerySqlRewriter).
+  val IndexQueryFunction = "tantivy4spark_indexquery"
+  val IndexQueryAllFunction = "tantivy4spark_indexqueryall"
+  val TextSearchFunction = "tantivy4spark_textsearch"
+  val FieldMatchFunction = "tantivy4spark_fieldmatch"
+
   type Builder = Seq[Expression] => Expression
 
   val all: Seq[(FunctionIdentifier, ExpressionInfo, Builder)] = Seq(
-    columnFunction(IndexQuerySqlRewriter.IndexQueryFunction, IndexQueryMode.IndexQuery),
-    columnFunction(IndexQuerySqlRewriter.TextSearchFunction, IndexQueryMode.TextSearch),
-    columnFunction(IndexQuerySqlRewriter.FieldMatchFunction, IndexQueryMode.FieldMatch),
+    columnFunction(IndexQueryFunction, IndexQueryMode.IndexQuery),
+    columnFunction(TextSearchFunction, IndexQueryMode.TextSearch),
+    columnFunction(FieldMatchFunction, IndexQueryMode.FieldMatch),
     (
-      FunctionIdentifier(IndexQuerySqlRewriter.IndexQueryAllFunction),
-      info(IndexQuerySqlRewriter.IndexQueryAllFunction, classOf[IndexQueryAllExpression],
+      FunctionIdentifier(IndexQueryAllFunction),
+      info(IndexQueryAllFunction, classOf[IndexQueryAllExpression],
         "_FUNC_('query') - TRUE where the tantivy query matches any string or text field."),
       (args: Seq[Expression]) => args match {
-        case Seq(q) => IndexQueryAllExpression(literal(IndexQuerySqlRewriter.IndexQueryAllFunction, q))
-        case _ => throw IndexTablesErrors.indexQueryArguments(IndexQuerySqlRewriter.IndexQueryAllFunction, 1, args.size)
+        case Seq(q) => IndexQueryAllExpression(literal(IndexQueryAllFunction, q))
+        case _ => throw IndexTablesErrors.indexQueryArguments(IndexQueryAllFunction, 1, args.size)
       })
   )
 

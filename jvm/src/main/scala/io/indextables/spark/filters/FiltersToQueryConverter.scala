@@ -22,8 +22,9 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  * translated at all. Rules that matter:
  *  - `text` columns are tokenized: `=` and substring filters on them become token queries that
  *    match a superset (Spark re-checks them), and ranges stay in Spark;
- *  - NOT and SQL nulls differ (NOT over a null is null, a must-not keeps it), so a NOT is only
- *    ever a superset;
+ *  - NOT and SQL nulls differ (NOT over a null is null, a must-not keeps it): a NOT finds the
+ *    FALSE rows of its child, exactly where the child's column existence can be searched, else
+ *    a superset (see [[QuerySides]]);
  *  - timestamps are indexed at second precision, so their filters are widened to whole seconds;
  *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
  *    numbers), so it is translated only together with an upper bound.
@@ -32,8 +33,34 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  */
 final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Boolean = true) {
 
-  /** Translates the conjunction of `filters`; returns the query and the filters kept exact. */
-  def translate(filter: Filter): Option[TranslatedFilter] = filter match {
+  /**
+   * The native query of `filter`: a superset of the rows where it is TRUE, exact when marked so;
+   * None when nothing can be pushed. NOT takes the FALSE side of its child (see [[sides]]).
+   */
+  def translate(filter: Filter): Option[TranslatedFilter] = sides(filter).whenTrue
+
+  /** Both sides of `filter`, its AND/OR/NOT walked by the one [[FilterLogic]]. */
+  def sides(filter: Filter): QuerySides = FilterLogic.fold(filter)(leafSides)
+
+  /**
+   * A leaf's sides. Its FALSE rows: for a never-null filter, every row it does not match; for
+   * a null-rejecting one with non-null literals, the rows whose column has a value and that it
+   * does not match (exact only where the column's existence can be searched); otherwise, from
+   * an exact TRUE side, every other row, which is a superset (it holds the NULL rows too).
+   */
+  private def leafSides(f: Filter): QuerySides = {
+    lazy val t = leaf(f)
+    new QuerySides(t, t.filter(_.exact).map { exact =>
+      val column = f.references.headOption.flatMap(field)
+      if (FilterLogic.neverNull(f)) TranslatedFilter(QuerySides.allBut(exact.query), exact = true)
+      else if (FilterLogic.falseWhereNotTrue(f) && column.exists(hasExistence)) {
+        TranslatedFilter(new SplitBooleanQuery().addMust(new SplitExistsQuery(column.get.name))
+          .addMustNot(exact.query), exact = true)
+      } else TranslatedFilter(QuerySides.allBut(exact.query), exact = false)
+    })
+  }
+
+  private def leaf(filter: Filter): Option[TranslatedFilter] = filter match {
 
     case EqualTo(a, v: String) if field(a).exists(_.kind == IndexKind.Text) =>
       if (tokenQueries) textEquals(a, v) else None
@@ -56,26 +83,13 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     case IsNotNull(a) => field(a).filter(hasExistence).map(f => TranslatedFilter(new SplitExistsQuery(f.name), exact = true))
     case IsNull(a) =>
       field(a).filter(hasExistence).map { f =>
-        val b = new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(new SplitExistsQuery(f.name))
-        TranslatedFilter(b, exact = true)
+        TranslatedFilter(QuerySides.allBut(new SplitExistsQuery(f.name)), exact = true)
       }
     case StringStartsWith(a, prefix) => wildcard(a, prefix, s => s"$s*")
     case StringEndsWith(a, suffix) => wildcard(a, suffix, s => s"*$s")
     case StringContains(a, sub) if field(a).exists(_.kind == IndexKind.Text) && !sub.forall(isAsciiAlnum) =>
       if (tokenQueries) textContains(a, sub) else None
     case StringContains(a, sub) => wildcard(a, sub, s => s"*$s*")
-    case And(l, r) => (translate(l), translate(r)) match {
-      case (Some(x), Some(y)) =>
-        Some(TranslatedFilter(new SplitBooleanQuery().addMust(x.query).addMust(y.query), x.exact && y.exact))
-      case (Some(x), None) => Some(x.copy(exact = false))
-      case (None, Some(y)) => Some(y.copy(exact = false))
-      case _ => None
-    }
-    case Or(l, r) => for (x <- translate(l); y <- translate(r)) yield
-      TranslatedFilter(new SplitBooleanQuery().addShould(x.query).addShould(y.query), x.exact && y.exact)
-    case Not(c) => translate(c).filter(_.exact).map { t =>
-      TranslatedFilter(new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(t.query), exact = false)
-    }
     case _ => None
   }
 
@@ -89,17 +103,12 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     // nulls on its own (in the query, or in Spark when it stays there), so the IsNotNull needs
     // no query clause of its own.
     val (implied, rest) = filters.partition {
-      case IsNotNull(c) => filters.exists(f => nullRejecting(f) && f.references.toSeq == Seq(c))
+      case IsNotNull(c) =>
+        filters.exists(f => FilterLogic.nullRejecting(f) && f.references.toSeq == Seq(c))
       case _ => false
     }
     val (query, pushed, post) = translateAll(rest)
     (query, implied ++ pushed, post)
-  }
-
-  private def nullRejecting(f: Filter): Boolean = f match {
-    case EqualTo(_, _) | In(_, _) | GreaterThan(_, _) | GreaterThanOrEqual(_, _) | LessThan(_, _) |
-        LessThanOrEqual(_, _) | StringStartsWith(_, _) | StringEndsWith(_, _) | StringContains(_, _) => true
-    case _ => false
   }
 
   private def translateAll(filters: Seq[Filter]): (Option[SplitQuery], Seq[Filter], Seq[Filter]) = {
@@ -140,7 +149,7 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
   private def field(attr: String): Option[IndexedField] = schema.field(attr)
 
   /** Fields whose absence can be searched: fast fields (everything but tokenized text). */
-  private def hasExistence(f: IndexedField): Boolean = f.kind match {
+  def hasExistence(f: IndexedField): Boolean = f.kind match {
     case IndexKind.Text | IndexKind.Json | IndexKind.Bytes => false
     case _ => true
   }

@@ -3,6 +3,7 @@ package io.indextables.spark.filters
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.transaction.state.PartitionBounds
 
 /**
@@ -14,8 +15,8 @@ import io.indextables.spark.transaction.state.PartitionBounds
  * Because the bounds are string extremes, ranges are judged only on string columns whose values
  * sort the same as strings and as Spark compares them (no surrogate pairs), and on date columns
  * (`yyyy-MM-dd` sorts by date); equality and IN also on integral and boolean columns, whose
- * partition values are written in one canonical form. Anything else keeps the manifest.
- * Thread-safe.
+ * partition values are written in one canonical form. AND, OR and NOT combine leaves by the one
+ * [[FilterLogic]]. Anything else keeps the manifest. Thread-safe.
  */
 final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
 
@@ -24,12 +25,21 @@ final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
 
   /** True if a split under `bounds` may satisfy every filter of `filters`. */
   def mayMatch(bounds: Map[String, PartitionBounds], filters: Seq[Filter]): Boolean =
-    filters.forall(f => possible(bounds, f))
+    filters.forall(f => FilterLogic.fold(f)(outcomes(bounds, _)).canBeTrue)
 
-  /** False only when no split under `bounds` can make `f` TRUE. */
+  /**
+   * What the bounds tell of one leaf over the manifest's splits: NULL everywhere for a
+   * null-rejecting filter on a column that is null in every split, never TRUE when no value in
+   * the bounds can make it TRUE, else Unknown.
+   */
+  private def outcomes(bounds: Map[String, PartitionBounds], f: Filter): Outcomes =
+    if (FilterLogic.nullRejecting(f) && f.references.length == 1 &&
+        bounds.get(f.references.head).contains(PartitionBounds(None, None))) Outcomes.AlwaysNull
+    else if (possible(bounds, f)) Outcomes.Unknown
+    else Outcomes.NeverTrue
+
+  /** False only when no split under `bounds` can make the leaf `f` TRUE. */
   private def possible(bounds: Map[String, PartitionBounds], f: Filter): Boolean = f match {
-    case And(l, r) => possible(bounds, l) && possible(bounds, r)
-    case Or(l, r) => possible(bounds, l) || possible(bounds, r)
     case EqualTo(c, v) => compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
     case EqualNullSafe(c, v) if v != null =>
       compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
@@ -72,19 +82,16 @@ final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
       case _ => true
     }
 
-  /** The partition value string a split would carry for `v`, if comparisons on it are sound. */
+  /**
+   * The partition value string a split would carry for `v`, if comparisons on it are sound:
+   * equality on every canonical type, order only where string order is Spark's (strings without
+   * surrogates, ISO dates).
+   */
   private def canonical(c: String, v: Any, equality: Boolean): Option[String] =
-    (types.get(c), v) match {
-      case (Some(StringType), s: String) if equality || ordered(c, s) => Some(s)
-      case (Some(DateType), d: java.sql.Date) => Some(d.toLocalDate.toString).filter(isIsoDate)
-      case (Some(DateType), d: java.time.LocalDate) => Some(d.toString).filter(isIsoDate)
-      case (Some(ByteType | ShortType | IntegerType | LongType), n) if equality =>
-        n match {
-          case i @ (_: Byte | _: Short | _: Int | _: Long) => Some(i.toString)
-          case _ => None
-        }
-      case (Some(BooleanType), b: Boolean) if equality => Some(b.toString)
-      case _ => None
+    types.get(c).flatMap { dt =>
+      PartitionValues.encodeLiteral(dt, v).filter { s =>
+        equality || dt == DateType || (dt == StringType && ordered(c, s))
+      }
     }
 
   /** String order agrees with Spark's byte order only without surrogates (supplementary chars). */
@@ -92,6 +99,4 @@ final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
     types.get(c).contains(StringType) && !hasSurrogate(s)
 
   private def hasSurrogate(s: String): Boolean = s.exists(ch => Character.isSurrogate(ch))
-
-  private def isIsoDate(s: String): Boolean = s.length == 10 && s.charAt(4) == '-'
 }

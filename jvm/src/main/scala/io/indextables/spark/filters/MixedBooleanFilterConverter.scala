@@ -1,20 +1,17 @@
 package io.indextables.spark.filters
 
-import org.apache.spark.sql.sources._
-
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
-import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitQuery}
+import io.indextables.tantivy4java.split.SplitQuery
 
 /**
  * Translates a [[MixedBooleanFilter]] into one native query matching exactly the rows for which
- * the tree is TRUE. Under SQL's three-valued logic NOT(p) is TRUE only where p is FALSE (not
- * where p is null), so every node gets two queries: the rows where it is TRUE, and the rows
- * where it is FALSE.
- *  - AND: TRUE = both TRUE, FALSE = either FALSE; OR the other way round; NOT swaps them.
+ * the tree is TRUE. The tree is walked by the one [[FilterLogic]] with [[QuerySides]]: every
+ * node has the rows where it is TRUE and the rows where it is FALSE, and NOT swaps them.
  *  - An IndexQuery predicate is never null: FALSE is every row it does not match.
- *  - A regular filter must translate exactly; its FALSE rows are those whose column exists and
- *    which it does not match (a null column makes a comparison null, never FALSE).
+ *  - A regular filter is translated as Spark's pushdown translates it, but here both of its
+ *    sides must be exact (its FALSE side only when a NOT asks for it); a null column makes a
+ *    comparison null, never FALSE.
  * A regular filter that cannot be translated exactly fails with an error naming it: the tree
  * cannot be split between Spark and the index, because Spark cannot evaluate an IndexQuery.
  *
@@ -31,51 +28,26 @@ final class MixedBooleanFilterConverter(
     case f if f.kind == IndexKind.Text || f.kind == IndexKind.RawString => f.name
   }
 
-  def toQuery(f: MixedBooleanFilter): SplitQuery = whenTrue(f)
+  def toQuery(f: MixedBooleanFilter): SplitQuery =
+    FilterLogic.foldMixed(f)(leaf).whenTrue.filter(_.exact).map(_.query)
+      .getOrElse(throw IndexTablesErrors.indexQueryWithInexact(f.toString))
 
-  private def whenTrue(f: MixedBooleanFilter): SplitQuery = f match {
-    case MixedBooleanFilter.And(l, r) => new SplitBooleanQuery().addMust(whenTrue(l)).addMust(whenTrue(r))
-    case MixedBooleanFilter.Or(l, r) => new SplitBooleanQuery().addShould(whenTrue(l)).addShould(whenTrue(r))
-    case MixedBooleanFilter.Not(c) => whenFalse(c)
-    case MixedBooleanFilter.IndexQueryFilter(column, query, _) => parse(query, Seq(column))
-    case MixedBooleanFilter.IndexQueryAllFilter(query) => parse(query, allFields)
-    case MixedBooleanFilter.Regular(filter) => exact(filter)
+  private def leaf(f: MixedBooleanFilter): QuerySides = f match {
+    case MixedBooleanFilter.IndexQueryFilter(column, query, _) => indexQuery(parse(query, Seq(column)))
+    case MixedBooleanFilter.IndexQueryAllFilter(query) => indexQuery(parse(query, allFields))
+    case MixedBooleanFilter.Regular(filter) =>
+      val sides = regular.sides(filter)
+      new QuerySides(
+        Some(exact(sides.whenTrue, filter.toString)),
+        Some(exact(sides.whenFalse, s"NOT ($filter)")))
+    case other => throw IndexTablesErrors.indexQueryInUnsupportedExpression(other.toString)
   }
 
-  private def whenFalse(f: MixedBooleanFilter): SplitQuery = f match {
-    case MixedBooleanFilter.And(l, r) => new SplitBooleanQuery().addShould(whenFalse(l)).addShould(whenFalse(r))
-    case MixedBooleanFilter.Or(l, r) => new SplitBooleanQuery().addMust(whenFalse(l)).addMust(whenFalse(r))
-    case MixedBooleanFilter.Not(c) => whenTrue(c)
-    case _: MixedBooleanFilter.IndexQueryFilter | _: MixedBooleanFilter.IndexQueryAllFilter =>
-      allBut(whenTrue(f))
-    case MixedBooleanFilter.Regular(filter) => filter match {
-      case IsNull(_) | IsNotNull(_) | EqualNullSafe(_, _) => allBut(exact(filter))
-      case EqualTo(a, v) if v != null => existingBut(a, filter)
-      case In(a, vs) if !vs.contains(null) => existingBut(a, filter)
-      case GreaterThan(a, _) => existingBut(a, filter)
-      case GreaterThanOrEqual(a, _) => existingBut(a, filter)
-      case LessThan(a, _) => existingBut(a, filter)
-      case LessThanOrEqual(a, _) => existingBut(a, filter)
-      case StringStartsWith(a, _) => existingBut(a, filter)
-      case StringEndsWith(a, _) => existingBut(a, filter)
-      case StringContains(a, _) => existingBut(a, filter)
-      case other => throw IndexTablesErrors.indexQueryWithInexact(other.toString)
-    }
+  private def indexQuery(q: SplitQuery): QuerySides = {
+    val matched = TranslatedFilter(q, exact = true)
+    new QuerySides(Some(matched), Some(TranslatedFilter(QuerySides.allBut(q), exact = true)))
   }
 
-  private def exact(filter: Filter): SplitQuery = regular.translate(filter) match {
-    case Some(t) if t.exact => t.query
-    case _ => throw IndexTablesErrors.indexQueryWithInexact(filter.toString)
-  }
-
-  private def allBut(q: SplitQuery): SplitQuery =
-    new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(q)
-
-  private def existingBut(column: String, filter: Filter): SplitQuery = {
-    val hasExists = schema.field(column).exists { f =>
-      f.kind != IndexKind.Text && f.kind != IndexKind.Json && f.kind != IndexKind.Bytes
-    }
-    if (!hasExists) throw IndexTablesErrors.indexQueryWithInexact(s"NOT ($filter)")
-    new SplitBooleanQuery().addMust(new SplitExistsQuery(column)).addMustNot(exact(filter))
-  }
+  private def exact(t: Option[TranslatedFilter], shown: String): TranslatedFilter =
+    t.filter(_.exact).getOrElse(throw IndexTablesErrors.indexQueryWithInexact(shown))
 }

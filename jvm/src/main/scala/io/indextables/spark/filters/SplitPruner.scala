@@ -2,18 +2,19 @@ package io.indextables.spark.filters
 
 import java.time.LocalDate
 
-import org.apache.spark.sql.catalyst.expressions.{Cast, Literal}
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.AddAction
 
 /**
  * Decides on the driver which splits a query can skip: by partition values (exact) and by the
  * min/max statistics of data columns (conservative: a split is kept unless its statistics prove
- * no row can match). Anything it cannot reason about keeps the split. Thread-safe.
+ * no row can match), combined under AND/OR/NOT by the one [[FilterLogic]]. Anything it cannot
+ * reason about keeps the split. Thread-safe.
  *
  * @param schema the table schema
  */
@@ -25,80 +26,71 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
    * satisfies every filter, judging by its partition values alone.
    */
   def mayMatchPartition(partitionValues: Map[String, String], filters: Seq[Filter]): Boolean =
-    mayMatch(AddAction("", partitionValues, 0L, 0L, dataChange = false),
-      filters.filter(f => f.references.nonEmpty && allPartition(f)))
+    filters.filter(f => f.references.nonEmpty && allPartition(f)).forall { f =>
+      FilterLogic.fold(f)(partitionOutcomes(partitionValues, _)).canBeTrue
+    }
 
   /** True if some row of `add` may satisfy every filter. */
-  def mayMatch(add: AddAction, filters: Seq[Filter]): Boolean = filters.forall(f => eval(add, f) != False)
-
-  private sealed trait Tri
-  private case object True extends Tri
-  private case object False extends Tri
-  private case object Unknown extends Tri
-
-  private def eval(add: AddAction, f: Filter): Tri = f match {
-    case And(l, r) => (eval(add, l), eval(add, r)) match {
-      case (False, _) | (_, False) => False
-      case (True, True) => True
-      case _ => Unknown
-    }
-    case Or(l, r) => (eval(add, l), eval(add, r)) match {
-      case (True, _) | (_, True) => True
-      case (False, False) => False
-      case _ => Unknown
-    }
-    // False means no row is TRUE: each is FALSE or, over a null partition value, NULL. NOT
-    // of FALSE is TRUE and NOT of NULL is NULL, so only True can be inverted to False.
-    case Not(c) => if (allPartition(c)) eval(add, c) match {
-      case True => False
-      case False => Unknown
-      case Unknown => Unknown
-    } else Unknown
-    case _ if f.references.nonEmpty && allPartition(f) => partitionEval(add, f)
-    case _ => statsEval(add, f)
+  def mayMatch(add: AddAction, filters: Seq[Filter]): Boolean = filters.forall { f =>
+    FilterLogic.fold(f) { leaf =>
+      if (leaf.references.nonEmpty && allPartition(leaf)) partitionOutcomes(add.partitionValues, leaf)
+      else statsOutcomes(add, leaf)
+    }.canBeTrue
   }
 
   private def allPartition(f: Filter): Boolean = f.references.forall(partitionColumns.contains)
 
-  /** Partition filters: evaluate the filter on the split's typed partition values. */
-  private def partitionEval(add: AddAction, f: Filter): Tri = {
-    def value(c: String): Any = add.partitionValues.get(c).flatMap(Option(_)) match {
-      case None => null
-      case Some(s) => Cast(Literal.create(s, StringType), schema(c).dataType, Some(timeZone)).eval()
-    }
-    def cmp(c: String, v: Any)(ok: Int => Boolean): Tri = {
+  /**
+   * A partition filter on one split: every row has the same partition values, so the filter
+   * has one value on all of them, computed here on the typed values (NULL for a null value);
+   * Unknown when it cannot be computed.
+   */
+  private def partitionOutcomes(values: Map[String, String], f: Filter): Outcomes = {
+    def value(c: String): Any =
+      PartitionValues.decode(values.get(c).flatMap(Option(_)).orNull, schema(c).dataType, timeZone)
+    /** Some(Some(b)) for TRUE/FALSE, Some(None) for NULL, None when it cannot tell. */
+    def cmp(c: String, v: Any)(ok: Int => Boolean): Option[Option[Boolean]] = {
       val pv = value(c)
-      if (pv == null || v == null) False
-      else compareTyped(schema(c).dataType, pv, v).map(r => if (ok(r)) True else False).getOrElse(Unknown)
+      if (pv == null || v == null) Some(None)
+      else compareTyped(schema(c).dataType, pv, v).map(r => Some(ok(r)))
     }
-    f match {
+    def str(c: String, p: String => Boolean): Option[Option[Boolean]] = value(c) match {
+      case null => Some(None)
+      case s: UTF8String => Some(Some(p(s.toString)))
+      case _ => None
+    }
+    val result: Option[Option[Boolean]] = f match {
       case EqualTo(c, v) => cmp(c, v)(_ == 0)
       case EqualNullSafe(c, v) =>
-        if (v == null) { if (value(c) == null) True else False } else cmp(c, v)(_ == 0)
+        if (v == null) Some(Some(value(c) == null))
+        else if (value(c) == null) Some(Some(false))
+        else cmp(c, v)(_ == 0)
       case GreaterThan(c, v) => cmp(c, v)(_ > 0)
       case GreaterThanOrEqual(c, v) => cmp(c, v)(_ >= 0)
       case LessThan(c, v) => cmp(c, v)(_ < 0)
       case LessThanOrEqual(c, v) => cmp(c, v)(_ <= 0)
       case In(c, vs) =>
-        val r = vs.map(v => cmp(c, v)(_ == 0))
-        if (r.contains(True)) True else if (r.forall(_ == False)) False else Unknown
-      case IsNull(c) => if (value(c) == null) True else False
-      case IsNotNull(c) => if (value(c) == null) False else True
-      case StringStartsWith(c, p) => strEval(value(c), _.startsWith(p))
-      case StringEndsWith(c, p) => strEval(value(c), _.endsWith(p))
-      case StringContains(c, p) => strEval(value(c), _.contains(p))
-      case _ => Unknown
+        // SQL: NULL for a null value; TRUE if one literal equals; else NULL if one is null.
+        if (value(c) == null) Some(None)
+        else {
+          val r = vs.map(v => cmp(c, v)(_ == 0))
+          if (r.contains(Some(Some(true)))) Some(Some(true))
+          else if (r.contains(None)) None
+          else if (r.contains(Some(None))) Some(None)
+          else Some(Some(false))
+        }
+      case IsNull(c) => Some(Some(value(c) == null))
+      case IsNotNull(c) => Some(Some(value(c) != null))
+      case StringStartsWith(c, p) => str(c, _.startsWith(p))
+      case StringEndsWith(c, p) => str(c, _.endsWith(p))
+      case StringContains(c, p) => str(c, _.contains(p))
+      case _ => None
     }
+    result.map(Outcomes.exactly).getOrElse(Outcomes.Unknown)
   }
 
-  private def strEval(v: Any, p: String => Boolean): Tri = v match {
-    case null => False
-    case s: UTF8String => if (p(s.toString)) True else False
-    case _ => Unknown
-  }
-
-  /** Data filters against min/max: only ever False (proved empty) or Unknown. */
-  private def statsEval(add: AddAction, f: Filter): Tri = {
+  /** A data filter against min/max: proved never TRUE, or Unknown. */
+  private def statsOutcomes(add: AddAction, f: Filter): Outcomes = {
     def bounds(c: String): Option[(Any, Any, Boolean)] = for {
       field <- schema.find(_.name == c)
       if StatsValues.hasStats(field.dataType)
@@ -112,17 +104,17 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
         field.dataType == DoubleType || field.dataType == FloatType
       (l, h, maxUnusable)
     }
-    def range(c: String, v: Any)(outside: (Int, Int) => Boolean): Tri = bounds(c) match {
+    def range(c: String, v: Any)(outside: (Int, Int) => Boolean): Outcomes = bounds(c) match {
       case Some((lo, hi, maxTruncated)) if v != null =>
         val dt = schema(c).dataType
         (compareTyped(dt, v, lo), compareTyped(dt, v, hi)) match {
           case (Some(a), Some(b)) =>
             // A truncated max is a prefix of the real max: only the lower side is usable.
             val b2 = if (maxTruncated) -1 else b
-            if (outside(a, b2)) False else Unknown
-          case _ => Unknown
+            if (outside(a, b2)) Outcomes.NeverTrue else Outcomes.Unknown
+          case _ => Outcomes.Unknown
         }
-      case _ => Unknown
+      case _ => Outcomes.Unknown
     }
     f match {
       case EqualTo(c, v) => range(c, v)((toMin, toMax) => toMin < 0 || toMax > 0)
@@ -131,8 +123,9 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
       case LessThan(c, v) => range(c, v)((toMin, _) => toMin <= 0)
       case LessThanOrEqual(c, v) => range(c, v)((toMin, _) => toMin < 0)
       case In(c, vs) if vs.nonEmpty =>
-        if (vs.forall(v => range(c, v)((a, b) => a < 0 || b > 0) == False)) False else Unknown
-      case _ => Unknown
+        if (vs.forall(v => range(c, v)((a, b) => a < 0 || b > 0) == Outcomes.NeverTrue)) Outcomes.NeverTrue
+        else Outcomes.Unknown
+      case _ => Outcomes.Unknown
     }
   }
 

@@ -11,8 +11,8 @@ import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.indextables.spark.schema.StoredJson
 import io.indextables.spark.stats.StatsValues
-import io.indextables.spark.write.RowToDocument
 
 /**
  * Converts stored field values, as tantivy4java returns them, back to Spark's internal values:
@@ -35,7 +35,7 @@ object DocumentValues {
     case (TimestampType, v) => micros(v)
     case (BinaryType, b: Array[Byte]) => b
     case (s: StructType, v) => fromJson(node(v), s)
-    case (a: ArrayType, v) => fromJson(node(v).get(RowToDocument.ArrayKey), a)
+    case (a: ArrayType, v) => fromJson(node(v).get(StoredJson.ArrayKey), a)
     case (t, v) => throw new IllegalStateException(
       s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")
   }

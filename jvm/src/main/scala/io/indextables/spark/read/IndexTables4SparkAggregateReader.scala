@@ -4,14 +4,13 @@ import scala.collection.JavaConverters._
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Cast, GenericInternalRow, Literal}
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.{IndexKind, IndexedField}
-import io.indextables.spark.search.{NativeDocs, SplitSearchEngine}
+import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
 import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsResult}
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
@@ -131,8 +130,7 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   private def row(fieldValue: Any, count: Long): InternalRow = {
     val values = agg.groupBy.map { g =>
       if (g.isPartition) {
-        val raw = split.partitionValues.getOrElse(g.name, null)
-        if (raw == null) null else Cast(Literal.create(raw, StringType), g.dataType, Some(plan.timeZone)).eval()
+        PartitionValues.decode(split.partitionValues.getOrElse(g.name, null), g.dataType, plan.timeZone)
       } else fieldValue
     } ++ Seq.fill(agg.counts)(count)
     new GenericInternalRow(values.toArray[Any])

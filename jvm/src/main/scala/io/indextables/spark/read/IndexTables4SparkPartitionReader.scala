@@ -1,12 +1,11 @@
 package io.indextables.spark.read
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Cast, GenericInternalRow, Literal}
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.types.StringType
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.search.{NativeDocs, SplitSearchEngine}
+import io.indextables.spark.schema.PartitionValues
 import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitSearcher}
 
 /**
@@ -28,9 +27,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private val partitionSlots: Seq[(Int, Any)] = plan.partitionSchema.fields.toSeq.collect {
     case f if plan.readSchema.fieldNames.contains(f.name) =>
       val raw = split.partitionValues.getOrElse(f.name, null)
-      val typed = if (raw == null) null
-        else Cast(Literal.create(raw, StringType), f.dataType, Some(plan.timeZone)).eval()
-      (plan.readSchema.fieldIndex(f.name), typed)
+      (plan.readSchema.fieldIndex(f.name), PartitionValues.decode(raw, f.dataType, plan.timeZone))
   }
 
   private val (segments, docIds) = search()

@@ -1,11 +1,11 @@
-package io.indextables.spark.core
+package io.indextables.spark.read
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.filters.MixedBooleanFilter
-import io.indextables.spark.read.{IndexTables4SparkPartitionReaderFactory, ReadPlan, SplitInputPartition}
+import io.indextables.spark.transaction.Snapshot
 
 /**
  * An immutable, planned scan: the splits left after pruning and the query every task runs.
@@ -17,7 +17,7 @@ final class IndexTables4SparkScan(
     totalSplits: Int,
     pushedFilters: Seq[Filter],
     indexQuery: Option[MixedBooleanFilter],
-    version: Long) extends Scan with Batch {
+    private[spark] val snapshot: Snapshot) extends Scan with Batch {
 
   override def readSchema(): StructType = plan.readSchema
 
@@ -33,7 +33,7 @@ final class IndexTables4SparkScan(
     val iq = indexQuery.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
     val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
-    s"IndexTablesScan ${plan.tablePath} (version $version) " +
+    s"IndexTablesScan ${plan.tablePath} (version ${snapshot.version}) " +
       s"PushedFilters: [${pushedFilters.mkString(", ")}], $iq${agg}PushedQuery: $query$limit, " +
       s"Splits: ${splits.size}/$totalSplits"
   }

@@ -1,4 +1,4 @@
-package io.indextables.spark.core
+package io.indextables.spark.read
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
@@ -6,14 +6,11 @@ import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownA
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
-import io.indextables.spark.read.{AggregatePlan, ReadPlan, SplitInputPartition}
-import io.indextables.spark.schema.TableIndexSchema
+import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
 import io.indextables.spark.transaction.{AddAction, Snapshot}
 import io.indextables.spark.util.SerializableHadoopConf
-import io.indextables.spark.write.TokenLimit
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
 
 /**
@@ -21,23 +18,21 @@ import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
  * plus partition pruning and min/max data skipping), required columns, LIMIT and COUNT(*)
  * aggregates. Filters that are not matched exactly are handed back to Spark, so pushdown never
  * changes an answer; an aggregate is taken only when the native query is exactly the filter.
+ *
+ * @param opts       the read's resolved settings; its options also configure file access
+ * @param mixedFilter the IndexQuery tree the Catalyst rule planned for this relation, if any
  */
 final class IndexTables4SparkScanBuilder(
     tablePath: String,
     snapshot: Snapshot,
     opts: IndexTablesOptions,
-    hadoopOptions: Map[String, String])
+    mixedFilter: Option[MixedBooleanFilter])
   extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
   with SupportsPushDownLimit with SupportsPushDownAggregates {
 
   private val tableSchema = DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
   private val indexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
 
-  /** The IndexQuery tree V2IndexQueryExpressionRule stored for this relation, if any. */
-  private val mixedFilter: Option[MixedBooleanFilter] =
-    hadoopOptions.get(IndexTables4SparkScanBuilder.FilterKeyOption).map { key =>
-      IndexTables4SparkScanBuilder.filtersFor(key).getOrElse(throw IndexTablesErrors.indexQueryLost(tablePath))
-    }
   /** Its native query, exact (see MixedBooleanFilterConverter); parsed once, on the driver. */
   private lazy val mixedQuery: Option[SplitQuery] =
     mixedFilter.flatMap(f => IndexQueryParsing.toQuery(f, indexSchema, snapshot))
@@ -126,7 +121,7 @@ final class IndexTables4SparkScanBuilder(
     }
     val plan = ReadPlan(
       tablePath = tablePath,
-      hadoopConf = new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(hadoopOptions)),
+      hadoopConf = new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.options)),
       readSchema = aggregate.map(_.schema).getOrElse(required),
       dataFields = if (aggregate.isDefined) Nil else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
       partitionSchema = indexSchema.partitionSchema,
@@ -137,44 +132,11 @@ final class IndexTables4SparkScanBuilder(
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
       aggregate = aggregate)
-    new IndexTables4SparkScan(plan, splits, files.size, pushed, mixedFilter, snapshot.version)
+    new IndexTables4SparkScan(plan, splits, files.size, pushed, mixedFilter, snapshot)
   }
 }
 
-/**
- * The side channel between V2IndexQueryExpressionRule and the scan builder (Spark's pushdown API
- * carries only its own filter types). The optimizer rule stores a relation's IndexQuery tree here
- * under a fresh random key and tags the relation with it in the option [[FilterKeyOption]];
- * `newScanBuilder` receives the relation's options, so the builder of exactly that relation
- * finds exactly that tree, also in joins and self-joins, whatever thread plans it.
- *  - The map is weak: its key is the very String held in the relation's options, so an entry
- *    lives as long as the plan that holds the relation, and the GC drops it afterwards.
- *  - The ThreadLocal records the relation the planning thread's resolution check last resolved
- *    to, for diagnostics; concurrent queries never share a key, so they never see each other's
- *    trees. Thread-safe.
- */
 object IndexTables4SparkScanBuilder {
-  val FilterKeyOption = "__indextables.indexquery.key"
-
-  private val currentRelation = new ThreadLocal[Option[AnyRef]] {
-    override def initialValue(): Option[AnyRef] = None
-  }
-  private val customFilters = new java.util.WeakHashMap[String, MixedBooleanFilter]()
-
-  def setCurrentRelation(relation: AnyRef): Unit = currentRelation.set(Some(relation))
-
-  def getCurrentRelation: Option[AnyRef] = currentRelation.get()
-
-  def newFilterKey(): String = new String(java.util.UUID.randomUUID().toString)
-
-  /** Stores `filter` for the relation tagged with `key`; `key` must be its option value. */
-  def storeFilters(relation: AnyRef, key: String, filter: MixedBooleanFilter): Unit = {
-    currentRelation.set(Some(relation))
-    customFilters.synchronized(customFilters.put(key, filter))
-  }
-
-  def filtersFor(key: String): Option[MixedBooleanFilter] =
-    customFilters.synchronized(Option(customFilters.get(key)))
 
   /** The index schema a snapshot records. */
   def indexSchemaOf(snapshot: Snapshot): TableIndexSchema = {
@@ -182,8 +144,4 @@ object IndexTables4SparkScanBuilder {
     TableIndexSchema.resolve(schema, snapshot.metadata.partitionColumns,
       IndexTablesOptions(Map.empty, Map.empty, snapshot.metadata.configuration).typemap)
   }
-
-  /** The index schema of a table, which must exist. */
-  def indexSchemaOf(table: IndexTables4SparkTable): TableIndexSchema =
-    indexSchemaOf(table.existingSnapshot.getOrElse(throw IndexTablesErrors.notATable(table.tablePath)))
 }

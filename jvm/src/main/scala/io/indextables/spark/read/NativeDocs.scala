@@ -1,4 +1,4 @@
-package io.indextables.spark.search
+package io.indextables.spark.read
 
 import java.lang.reflect.{Field, Method}
 

@@ -1,11 +1,10 @@
-package io.indextables.spark.search
+package io.indextables.spark.read
 
 import scala.collection.JavaConverters._
 
 import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.{ReadPlan, SplitInputPartition}
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 

@@ -1,14 +1,15 @@
-package io.indextables.spark.write
+package io.indextables.spark.schema
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.catalog.ExternalCatalogUtils
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expression, UnsafeProjection}
-import org.apache.spark.sql.types.{StringType, StructType}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expression, Literal, UnsafeProjection}
+import org.apache.spark.sql.types._
 
 /**
- * Hive-style partition values and directories. A value is the column cast to string in the
- * session time zone (as Spark's file sources write them); a null value is written as
- * `__HIVE_DEFAULT_PARTITION__` in paths and as JSON null in the log.
+ * Hive-style partition values and directories: the one place they are encoded and decoded. A
+ * value is the column cast to string in the session time zone (as Spark's file sources write
+ * them, see [[PartitionValueProjection]]); a null value is written as `__HIVE_DEFAULT_PARTITION__`
+ * in paths and as JSON null in the log. Stateless and thread-safe.
  */
 object PartitionValues {
   val DefaultPartitionName: String = ExternalCatalogUtils.DEFAULT_PARTITION_NAME
@@ -23,6 +24,27 @@ object PartitionValues {
   /** Maps the native writer's placeholder for null back to a null value. */
   def fromNative(values: Map[String, String]): Map[String, String] =
     values.map { case (k, v) => k -> (if (v == DefaultPartitionName) null else v) }
+
+  /** A recorded partition value (null for NULL) as Spark's internal value of `dataType`. */
+  def decode(raw: String, dataType: DataType, timeZone: String): Any =
+    if (raw == null) null
+    else Cast(Literal.create(raw, StringType), dataType, Some(timeZone)).eval()
+
+  /**
+   * The recorded form a filter literal `v` takes in a column of `dataType`, where it has exactly
+   * one (strings, dates, integers and booleans are written canonically); None otherwise.
+   */
+  def encodeLiteral(dataType: DataType, v: Any): Option[String] = (dataType, v) match {
+    case (StringType, s: String) => Some(s)
+    case (DateType, d: java.sql.Date) => Some(d.toLocalDate.toString).filter(isIsoDate)
+    case (DateType, d: java.time.LocalDate) => Some(d.toString).filter(isIsoDate)
+    case (ByteType | ShortType | IntegerType | LongType, i @ (_: Byte | _: Short | _: Int | _: Long)) =>
+      Some(i.toString)
+    case (BooleanType, b: Boolean) => Some(b.toString)
+    case _ => None
+  }
+
+  private def isIsoDate(s: String): Boolean = s.length == 10 && s.charAt(4) == '-'
 }
 
 /**

@@ -1,4 +1,4 @@
-package io.indextables.spark.write
+package io.indextables.spark.schema
 
 /**
  * tantivy's `default` tokenizer drops tokens longer than 255 bytes, so a word inside such a run

@@ -4,6 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable.ArrayBuffer
 
+import io.indextables.spark.expressions.IndexQueryFunctions
+
 /**
  * Rewrites the IndexQuery operators in SQL text into function calls Spark's own parser accepts:
  *  - `col indexquery 'q'`  to `tantivy4spark_indexquery(col, 'q')`
@@ -19,10 +21,7 @@ import scala.collection.mutable.ArrayBuffer
  */
 object IndexQuerySqlRewriter {
 
-  val IndexQueryFunction = "tantivy4spark_indexquery"
-  val IndexQueryAllFunction = "tantivy4spark_indexqueryall"
-  val TextSearchFunction = "tantivy4spark_textsearch"
-  val FieldMatchFunction = "tantivy4spark_fieldmatch"
+  import IndexQueryFunctions.{FieldMatchFunction, IndexQueryAllFunction, IndexQueryFunction, TextSearchFunction}
 
   private val Operators = Map(
     "indexquery" -> IndexQueryFunction,

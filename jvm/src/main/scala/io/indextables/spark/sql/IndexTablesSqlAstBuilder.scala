@@ -4,7 +4,8 @@ import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
-import io.indextables.spark.sql.parser.{IndexTablesSqlBaseBaseVisitor, IndexTablesSqlBaseParser}
+import io.indextables.spark.sql.commands._
+import io.indextables.spark.sql.parser.IndexTablesSqlBaseBaseVisitor
 import io.indextables.spark.sql.parser.IndexTablesSqlBaseParser._
 
 /** Builds a command plan from a parse tree of the IndexTables grammar. Stateless. */

@@ -20,6 +20,12 @@ final case class ProtocolAction(
     writerFeatures: Option[Set[String]] = None)
   extends Action
 
+object ProtocolAction {
+  /** The protocol this code writes for a new table: the newest versions it supports. */
+  def current: ProtocolAction =
+    ProtocolAction(TransactionLog.MaxReaderVersion, TransactionLog.MaxWriterVersion)
+}
+
 /** The data file format of a table: always provider `indextables` for tables we write. */
 final case class FileFormat(
     provider: String = "indextables",

@@ -7,6 +7,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.state.{AvroStateReader, FileEntry, StateManifest}
 
 /**
@@ -74,10 +75,11 @@ private[transaction] object CheckpointReader {
     val m = AvroStateReader.readManifest(store, logPath, stateDir)
     val file = AvroStateReader.stateManifestPath(logPath, stateDir)
     if (m.protocolVersion > TransactionLog.MaxReaderVersion) {
-      throw TransactionLogErrors.unsupportedReaderVersionIn(tablePath, file, m.protocolVersion)
+      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, Some(file), m.protocolVersion,
+        TransactionLog.MaxReaderVersion)
     }
     if (m.stateVersion != version) {
-      throw TransactionLogErrors.unreadableVersionFile(
+      throw IndexTablesErrors.unreadableVersionFile(
         file, s"it holds state version ${m.stateVersion}, but version $version was expected")
     }
     val stateMetadata = m.metadata.map(json => parseMetadata(file, json))
@@ -93,10 +95,11 @@ private[transaction] object CheckpointReader {
       metadata = actions.reverseIterator.collectFirst { case md: MetadataAction => md }
     }
     val md = metadata.getOrElse(
-      throw TransactionLogErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
+      throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     val p = protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion))
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw TransactionLogErrors.unsupportedReaderVersion(tablePath, p.minReaderVersion)
+      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, None, p.minReaderVersion,
+        TransactionLog.MaxReaderVersion)
     }
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
@@ -155,7 +158,7 @@ private[transaction] object CheckpointReader {
       }
     } catch {
       case NonFatal(e) =>
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, s"its metadata field is not a metaData action (${e.getMessage})", e)
     }
 
@@ -183,7 +186,7 @@ private[transaction] object CheckpointReader {
     root.filter(r => r.isObject && r.has("parts") && r.has("checkpointId")).map { r =>
       val parts = r.get("parts")
       if (!parts.isArray || parts.size() == 0) {
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, "the multi-part manifest lists no parts")
       }
       (0 until parts.size()).map(i => parts.get(i).asText())
@@ -194,7 +197,7 @@ private[transaction] object CheckpointReader {
     try store.read(file)
     catch {
       case e: FileNotFoundException =>
-        throw TransactionLogErrors.unreadableVersionFile(file, "the checkpoint file is missing", e)
+        throw IndexTablesErrors.unreadableVersionFile(file, "the checkpoint file is missing", e)
     }
 
 }

@@ -25,19 +25,16 @@ object CheckpointWriter {
   private val logger = LoggerFactory.getLogger(getClass)
   private val mapper = new ObjectMapper()
 
-  import TransactionLogConfig._
-
   /** True when a commit of `version` should be followed by a checkpoint. */
-  def due(options: Map[String, String], version: Long): Boolean =
-    boolean(options, CheckpointEnabled) && version > 0 &&
-      version % int(options, CheckpointInterval) == 0
+  def due(settings: LogSettings, version: Long): Boolean =
+    settings.checkpointEnabled && version > 0 && version % settings.checkpointInterval == 0
 
   /**
    * Checkpoints `version` if it is due; a failure is logged, never thrown, because the commit
    * it follows has succeeded and the table stays readable from its version files.
    */
   private[transaction] def afterCommit(log: TransactionLog, version: Long): Unit =
-    if (due(log.options, version)) {
+    if (due(log.settings, version)) {
       try {
         checkpoint(log, log.cachedSnapshot(version).getOrElse(log.snapshotAt(version)))
         LogRetention.cleanup(log)
@@ -62,14 +59,14 @@ object CheckpointWriter {
       log: TransactionLog,
       snapshot: Snapshot,
       forceCompaction: Boolean): LastCheckpoint = {
-    val maxAttempts = int(log.options, StateRetryMaxAttempts)
+    val maxAttempts = log.settings.stateRetryMaxAttempts
     var attempt = 1
     while (true) {
       try return checkpointWith(store, log, snapshot, forceCompaction)
       catch {
         case e: java.io.IOException if attempt < maxAttempts =>
-          val delay = Backoff.delayMs(attempt, long(log.options, StateRetryBaseDelayMs),
-            long(log.options, StateRetryMaxDelayMs))
+          val delay = Backoff.delayMs(attempt, log.settings.stateRetryBaseDelayMs,
+            log.settings.stateRetryMaxDelayMs)
           logger.warn(s"Writing the state of version ${snapshot.version} of ${log.tablePath} " +
             s"failed (${e.getMessage}); retrying in $delay ms (attempt ${attempt + 1} of " +
             s"$maxAttempts)")
@@ -85,12 +82,11 @@ object CheckpointWriter {
       log: TransactionLog,
       snapshot: Snapshot,
       forceCompaction: Boolean): LastCheckpoint = {
-    val options = log.options
+    val settings = log.settings
     val pointer = log.lastCheckpoint()
-    val format = string(options, StateFormat, Set("avro", "json"))
     val cp =
-      if (format == "avro") writeAvro(store, log, snapshot, pointer, forceCompaction)
-      else writeJson(store, log.logPath, snapshot, int(options, CheckpointActionsPerPart))
+      if (settings.stateFormat == "avro") writeAvro(store, log, snapshot, pointer, forceCompaction)
+      else writeJson(store, log.logPath, snapshot, settings.checkpointActionsPerPart)
     // Never move the pointer backwards (a concurrent writer may have checkpointed later).
     if (log.lastCheckpoint().forall(_.version < cp.version)) {
       store.overwrite(log.lastCheckpointPath, cp.toJson)
@@ -105,16 +101,14 @@ object CheckpointWriter {
       snapshot: Snapshot,
       pointer: Option[LastCheckpoint],
       forceCompaction: Boolean): LastCheckpoint = {
-    val options = log.options
+    val settings = log.settings
     val config = AvroStateConfig(
-      codec = AvroStateCodec.codec(
-        string(options, StateCompression, Set("zstd", "snappy", "none")),
-        int(options, StateCompressionLevel)),
-      entriesPerManifest = int(options, StateEntriesPerManifest),
-      tombstoneThreshold = double(options, CompactionTombstoneThreshold),
-      maxManifests = int(options, CompactionMaxManifests),
+      codec = AvroStateCodec.codec(settings.stateCompression, settings.stateCompressionLevel),
+      entriesPerManifest = settings.stateEntriesPerManifest,
+      tombstoneThreshold = settings.compactionTombstoneThreshold,
+      maxManifests = settings.compactionMaxManifests,
       forceCompaction = forceCompaction,
-      renormalizeThreshold = int(options, SchemaRenormalizeThreshold))
+      renormalizeThreshold = settings.schemaRenormalizeThreshold)
     // Incremental only on the state the pointer names, and only when the snapshot was replayed
     // from it (then it knows which entries later versions replaced); otherwise compaction.
     val base = snapshot.stateBase.filter { b =>

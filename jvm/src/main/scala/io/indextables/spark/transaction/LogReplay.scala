@@ -4,6 +4,7 @@ import scala.collection.mutable
 
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.state.FileEntry
 
 /**
@@ -39,12 +40,13 @@ object LogReplay {
     }
     val version = versions.lastOption.map(_._1).getOrElse(base.get.version)
     val p = protocol.getOrElse(
-      throw TransactionLogErrors.missingProtocolOrMetadata(tablePath, version, "protocol"))
+      throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "protocol"))
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw TransactionLogErrors.unsupportedReaderVersion(tablePath, p.minReaderVersion)
+      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, None, p.minReaderVersion,
+        TransactionLog.MaxReaderVersion)
     }
     val m = metadata.getOrElse(
-      throw TransactionLogErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
+      throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     // A long chain of unloaded snapshots would make the eventual load recurse deeply.
     val depth = base.filterNot(_.filesLoaded).map(_.pendingDepth + 1).getOrElse(0)
     if (depth > MaxPendingDepth) base.foreach(_.allFiles)

@@ -22,19 +22,17 @@ object LogRetention {
   private val logger = LoggerFactory.getLogger(getClass)
   private val HourMs = 3600L * 1000L
 
-  import TransactionLogConfig._
-
   /** What one cleanup removed. */
   final case class Result(versionFiles: Seq[Long], stateDirs: Seq[String], manifests: Seq[String])
 
   def cleanup(log: TransactionLog, now: Long = System.currentTimeMillis()): Result = {
     val store = log.store
     val logPath = log.logPath
-    val options = log.options
+    val settings = log.settings
     val pointer = log.lastCheckpoint().getOrElse(return Result(Nil, Nil, Nil))
-    val logCutoff = now - long(options, TxLogRetentionHours) * HourMs
-    val stateCutoff = now - long(options, StateRetentionHours) * HourMs
-    val manifestCutoff = now - long(options, MinManifestAgeHours) * HourMs
+    val logCutoff = now - settings.txLogRetentionHours * HourMs
+    val stateCutoff = now - settings.stateRetentionHours * HourMs
+    val manifestCutoff = now - settings.minManifestAgeHours * HourMs
 
     val versions = log.listVersions().filter(_ < pointer.version).filter { v =>
       store.modificationTime(VersionFiles.path(logPath, v)) < logCutoff
@@ -49,7 +47,7 @@ object LogRetention {
       .filter(d => LastCheckpoint.versionOfStateDir(d.getName).isDefined)
       .filter(d => store.exists(new Path(d, AvroStateReader.ManifestFileName)))
       .sortBy(_.getName)
-    val keepNewest = stateDirs.takeRight(int(options, StateRetentionVersions)).map(_.getName).toSet
+    val keepNewest = stateDirs.takeRight(settings.stateRetentionVersions).map(_.getName).toSet
     val (retained, expired) = stateDirs.partition { d =>
       keepNewest.contains(d.getName) || pointed.contains(d.getName) ||
         LastCheckpoint.versionOfStateDir(d.getName).exists(_ > pointer.version) ||
@@ -67,7 +65,7 @@ object LogRetention {
         }
       } catch {
         // A state we cannot read may reference anything: collect nothing this time.
-        case NonFatal(e) => return Result(versions, expired.map(_.getName), Nil)
+        case NonFatal(_) => return Result(versions, expired.map(_.getName), Nil)
       }
     }.toSet
     val manifestDir = new Path(logPath, AvroStateReader.SharedManifestDir)

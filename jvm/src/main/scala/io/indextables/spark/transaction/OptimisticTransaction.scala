@@ -2,6 +2,8 @@ package io.indextables.spark.transaction
 
 import org.slf4j.LoggerFactory
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * One optimistic commit to a table's log, on the driver.
  *
@@ -15,17 +17,15 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
 
   private val logger = LoggerFactory.getLogger(classOf[OptimisticTransaction])
 
-  import TransactionLogConfig._
-
-  private val maxAttempts = int(log.options, RetryMaxAttempts)
-  private val baseDelayMs = long(log.options, RetryBaseDelayMs)
-  private val maxDelayMs = long(log.options, RetryMaxDelayMs)
-  private val compressed = boolean(log.options, CompressionEnabled)
+  private val maxAttempts = log.settings.retryMaxAttempts
+  private val baseDelayMs = log.settings.retryBaseDelayMs
+  private val maxDelayMs = log.settings.retryMaxDelayMs
+  private val compressed = log.settings.compression
 
   /**
    * Commits the actions that `buildActions` returns for the newest state and returns the version
    * written. For a new table (snapshot None) the actions must include a protocol and a metadata
-   * action. Throws [[ConcurrentCommitException]] after `retry.maxAttempts` lost races.
+   * action. Throws [[io.indextables.spark.exceptions.ConcurrentCommitException]] after `retry.maxAttempts` lost races.
    */
   def commit(operation: String)(buildActions: Option[Snapshot] => Seq[Action]): Long = {
     var attempt = 1
@@ -42,7 +42,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
         return version
       }
       if (attempt >= maxAttempts) {
-        throw TransactionLogErrors.tooManyConflicts(log.tablePath, operation, attempt)
+        throw IndexTablesErrors.tooManyConflicts(log.tablePath, operation, attempt)
       }
       val delay = Backoff.delayMs(attempt, baseDelayMs, maxDelayMs)
       logger.info(s"Version $version of ${log.tablePath} was taken by another writer; " +
@@ -55,7 +55,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
 
   private def validate(operation: String, base: Option[Snapshot], actions: Seq[Action]): Unit = {
     def invalid(reason: String) =
-      TransactionLogErrors.invalidCommit(log.tablePath, operation, reason)
+      IndexTablesErrors.invalidCommit(log.tablePath, operation, reason)
     if (actions.isEmpty) throw invalid("no actions to commit")
     val protocols = actions.collect { case p: ProtocolAction => p }
     val metadatas = actions.collect { case m: MetadataAction => m }
@@ -66,7 +66,8 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
     }
     protocols.headOption.orElse(base.map(_.protocol)).foreach { p =>
       if (p.minWriterVersion > TransactionLog.MaxWriterVersion) {
-        throw TransactionLogErrors.unsupportedWriterVersion(log.tablePath, p.minWriterVersion)
+        throw IndexTablesErrors.unsupportedWriterVersion(log.tablePath, p.minWriterVersion,
+          TransactionLog.MaxWriterVersion)
       }
     }
   }

@@ -7,26 +7,33 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * The handle of one table's transaction log at `<tablePath>/_transaction_log`: lists and reads
  * version files, builds [[Snapshot]]s and starts [[OptimisticTransaction]]s. Driver side.
  *
- * Thread-safe. It caches the newest snapshot it has built, so that reading a later version
- * replays only the version files added since. Obtain handles through [[TransactionLog.forTable]].
- * A snapshot starts from the checkpoint that `_last_checkpoint` names (any of the three forms,
- * see [[CheckpointReader]]) and replays the version files after it; time travel to a version
- * before that checkpoint starts from the newest checkpoint at or before it, or from version 0.
+ * Thread-safe. Handles are cheap; every handle of one table (same path and file-system
+ * options, see [[TransactionLog.forTable]]) shares one [[TransactionLog.SharedState]], which
+ * caches the newest snapshot built, so that reading a later version replays only the version
+ * files added since, and two queries on an unchanged table share one snapshot. A snapshot starts
+ * from the checkpoint that `_last_checkpoint` names (any of the three forms, see
+ * [[CheckpointReader]]) and replays the version files after it; time travel to a version before
+ * that checkpoint starts from the newest checkpoint at or before it, or from version 0.
+ *
+ * @param settings the log's settings for the operations of this handle (retries, checkpoints)
  */
 final class TransactionLog private (
     val tablePath: Path,
     hadoopConf: Configuration,
-    val options: Map[String, String]) {
+    val settings: LogSettings,
+    shared: TransactionLog.SharedState) {
 
   val logPath: Path = new Path(tablePath, TransactionLog.LogDirName)
 
   private[transaction] val store: LogStore = LogStore.forPath(logPath, hadoopConf)
 
-  @volatile private var cached: Option[Snapshot] = None
+  private def cached: Option[Snapshot] = shared.cached
 
   /** True when the table has been created: version 0 or a checkpoint pointer exists. */
   def exists: Boolean =
@@ -47,7 +54,7 @@ final class TransactionLog private (
 
   /** The snapshot of the newest version; throws if the table does not exist. */
   def snapshot(): Snapshot =
-    latestSnapshotOption().getOrElse(throw TransactionLogErrors.tableNotFound(tablePath))
+    latestSnapshotOption().getOrElse(throw IndexTablesErrors.tableNotFound(tablePath.toString))
 
   /**
    * The snapshot of `version` (time travel). Throws when the version does not exist yet, or
@@ -58,7 +65,8 @@ final class TransactionLog private (
     val latest = (versions.lastOption.toSeq ++ lastCheckpoint().map(_.version)).reduceOption(
       _ max _)
     if (version < 0 || latest.forall(_ < version)) {
-      throw TransactionLogErrors.versionNotFound(tablePath, version, latest)
+      throw IndexTablesErrors.versionNotFound(tablePath, version,
+        VersionFiles.fileName(version), latest)
     }
     load(version, versions)
   }
@@ -77,12 +85,19 @@ final class TransactionLog private (
           .createdAt).toOption
     }
     val all = (fromFiles ++ fromStates).sortBy(_._1)
-    if (all.isEmpty) throw TransactionLogErrors.tableNotFound(tablePath)
+    if (all.isEmpty) throw IndexTablesErrors.tableNotFound(tablePath.toString)
     all.filter(_._2 <= timestampMs).lastOption.map(_._1).getOrElse(
-      throw TransactionLogErrors.timestampBeforeTable(tablePath, shown, all.head._1))
+      throw IndexTablesErrors.timestampBeforeTable(tablePath, shown, all.head._1))
   }
 
   def startTransaction(): OptimisticTransaction = new OptimisticTransaction(this)
+
+  /** The actions of version file `version` (history); throws if it cannot be read. */
+  def actionsOf(version: Long): Seq[Action] = readVersion(version)
+
+  /** When version `version` was committed: its version file's modification time, epoch ms. */
+  def commitTimestamp(version: Long): Long =
+    store.modificationTime(VersionFiles.path(logPath, version))
 
   /** The newest snapshot, or None when no version file exists yet (a new table). */
   private[transaction] def latestSnapshotOption(): Option[Snapshot] = {
@@ -96,17 +111,19 @@ final class TransactionLog private (
   private[transaction] def recordCommit(
       base: Option[Snapshot],
       version: Long,
-      actions: Seq[Action]): Unit = synchronized {
+      actions: Seq[Action]): Unit = shared.synchronized {
     if (cached.map(_.version) == base.map(_.version)) {
       // The commit has already succeeded; a state we cannot replay is simply not cached.
-      cached = scala.util.Try(LogReplay.replay(tablePath, base, Seq(version -> actions))).toOption
+      shared.cached =
+        scala.util.Try(LogReplay.replay(tablePath, base, Seq(version -> actions))).toOption
     }
   }
 
   /** After a checkpoint of `version`, later replays from the cache build on its state. */
-  private[transaction] def recordStateBase(version: Long, base: StateBase): Unit = synchronized {
-    cached = cached.map(c => if (c.version == version) c.withStateBase(base) else c)
-  }
+  private[transaction] def recordStateBase(version: Long, base: StateBase): Unit =
+    shared.synchronized {
+      shared.cached = cached.map(c => if (c.version == version) c.withStateBase(base) else c)
+    }
 
   /** The snapshot we cached for `version`, if it is the one cached. */
   private[transaction] def cachedSnapshot(version: Long): Option[Snapshot] =
@@ -132,15 +149,15 @@ final class TransactionLog private (
     val files = (from to target).map { v =>
       if (!present.contains(v)) {
         if (base.isEmpty && versions.headOption.forall(_ > v)) {
-          throw TransactionLogErrors.versionRemoved(tablePath, target, earliestReadable(versions))
+          throw IndexTablesErrors.versionRemoved(tablePath, target, earliestReadable(versions))
         }
-        throw TransactionLogErrors.missingVersionFile(tablePath, v, target)
+        throw IndexTablesErrors.missingVersionFile(tablePath, VersionFiles.fileName(v), target)
       }
       v -> readVersion(v)
     }
     val snapshot = LogReplay.replay(tablePath, base, files)
-    synchronized {
-      if (cached.forall(_.version < snapshot.version)) cached = Some(snapshot)
+    shared.synchronized {
+      if (cached.forall(_.version < snapshot.version)) shared.cached = Some(snapshot)
     }
     snapshot
   }
@@ -186,7 +203,7 @@ final class TransactionLog private (
 
   private def readCheckpoint(source: CheckpointReader.Source, versions: Seq[Long]): Snapshot =
     CheckpointReader.read(tablePath, logPath, store, source,
-      TransactionLogConfig.int(options, TransactionLogConfig.StateReadParallelism),
+      settings.stateReadParallelism,
       versions, readVersion)
 
   private def readVersion(version: Long): Seq[Action] = {
@@ -195,12 +212,13 @@ final class TransactionLog private (
       try store.read(file)
       catch {
         case e: FileNotFoundException =>
-          throw TransactionLogErrors.unreadableVersionFile(file, "the file disappeared", e)
+          throw IndexTablesErrors.unreadableVersionFile(file, "the file disappeared", e)
       }
     val actions = VersionFiles.decode(file, bytes)
     actions.foreach {
       case p: ProtocolAction if p.minReaderVersion > TransactionLog.MaxReaderVersion =>
-        throw TransactionLogErrors.unsupportedReaderVersionIn(tablePath, file, p.minReaderVersion)
+        throw IndexTablesErrors.unsupportedReaderVersion(tablePath, Some(file), p.minReaderVersion,
+        TransactionLog.MaxReaderVersion)
       case _ =>
     }
     actions
@@ -222,7 +240,11 @@ final class TransactionLog private (
   override def toString: String = s"TransactionLog($tablePath)"
 }
 
-/** Factory of [[TransactionLog]] handles, with a small LRU cache keyed by path and options. */
+/**
+ * Factory of [[TransactionLog]] handles. The state they share is cached per table, keyed, as
+ * Delta keys its log cache, by the qualified path and the file-system options only: the settings
+ * of an operation, and whatever else a read's options hold, never split the cache.
+ */
 object TransactionLog {
 
   /** The highest reader protocol version this code can read. */
@@ -236,33 +258,41 @@ object TransactionLog {
 
   private val CacheSize = 64
 
-  private val cache = new java.util.LinkedHashMap[(String, Map[String, String]), TransactionLog](
+  /** What every handle of one table shares: the newest snapshot built. Guarded by itself. */
+  private[transaction] final class SharedState {
+    @volatile var cached: Option[Snapshot] = None
+  }
+
+  private val cache = new java.util.LinkedHashMap[(String, Map[String, String]), SharedState](
     16, 0.75f, true) {
     override def removeEldestEntry(
-        e: java.util.Map.Entry[(String, Map[String, String]), TransactionLog]): Boolean =
+        e: java.util.Map.Entry[(String, Map[String, String]), SharedState]): Boolean =
       size() > CacheSize
   }
 
   /**
-   * The handle of the table at `tablePath` (qualified against its file system). Handles are
-   * shared per table path and options; the Hadoop configuration of the first call is kept.
+   * A handle of the table at `tablePath` (qualified against its file system) that works with
+   * `settings`. `fileSystemOptions` are the options that change how the files are reached (they
+   * are already applied to `hadoopConf`); they key the shared state.
    */
   def forTable(
       tablePath: String,
       hadoopConf: Configuration,
-      options: Map[String, String]): TransactionLog = {
+      settings: LogSettings,
+      fileSystemOptions: Map[String, String] = Map.empty): TransactionLog = {
     val raw = new Path(tablePath)
     val qualified = raw.getFileSystem(hadoopConf).makeQualified(raw)
-    val key = (qualified.toString, options)
-    cache.synchronized {
+    val key = (qualified.toString, fileSystemOptions)
+    val shared = cache.synchronized {
       Option(cache.get(key)).getOrElse {
-        val log = new TransactionLog(qualified, hadoopConf, options)
-        cache.put(key, log)
-        log
+        val state = new SharedState
+        cache.put(key, state)
+        state
       }
     }
+    new TransactionLog(qualified, hadoopConf, settings, shared)
   }
 
-  /** Drops every cached handle (tests, or after a table was deleted and re-created). */
+  /** Drops every cached state (tests, or after a table was deleted and re-created). */
   def clearCache(): Unit = cache.synchronized(cache.clear())
 }

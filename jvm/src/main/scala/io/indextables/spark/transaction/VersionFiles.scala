@@ -8,6 +8,8 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * Names and byte encoding of the version files `_transaction_log/<20-digit version>.json`.
  *
@@ -61,13 +63,13 @@ object VersionFiles {
     val text = new String(uncompress(file, bytes), UTF_8)
     val lines = text.split('\n').iterator.zipWithIndex.filter(_._1.trim.nonEmpty).toVector
     if (lines.isEmpty) {
-      throw TransactionLogErrors.unreadableVersionFile(file, "the file holds no actions")
+      throw IndexTablesErrors.unreadableVersionFile(file, "the file holds no actions")
     }
     lines.map { case (line, index) =>
       try ActionSerde.fromJson(line)
       catch {
         case NonFatal(e) =>
-          throw TransactionLogErrors.unreadableVersionFile(
+          throw IndexTablesErrors.unreadableVersionFile(
             file, s"line ${index + 1}: ${e.getMessage}", e)
       }
     }
@@ -79,7 +81,7 @@ object VersionFiles {
   private def uncompress(file: Path, bytes: Array[Byte]): Array[Byte] =
     if (bytes.length >= 2 && bytes(0) == 0x01 && bytes(1) == 0x01) {
       if (!isGzipAt(bytes, 2)) {
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, "header 01 01 is not followed by a gzip stream (file truncated or corrupt)")
       }
       gunzip(file, bytes, 2)
@@ -104,7 +106,7 @@ object VersionFiles {
       } finally in.close()
     } catch {
       case e: IOException =>
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, s"corrupt or truncated gzip data (${e.getMessage})", e)
     }
 }

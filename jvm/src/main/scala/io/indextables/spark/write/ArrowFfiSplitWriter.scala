@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, Expressi
 import org.apache.spark.sql.indextables.SparkArrowBridge
 import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
+import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.SplitStatistics
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 

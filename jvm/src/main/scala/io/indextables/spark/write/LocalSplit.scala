@@ -5,7 +5,7 @@ package io.indextables.spark.write
  *
  * @param partitionValues partition column to value (null for a null value)
  * @param docMappingJson  the split's field mapping, as tantivy4java describes it
- * @param tags            split tags recorded in the log (see [[TokenLimit]])
+ * @param tags            split tags recorded in the log (see [[io.indextables.spark.schema.TokenLimit]])
  */
 final case class LocalSplit(
     localPath: String,

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.ArrayData
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.schema.StoredJson
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.tantivy4java.batch.BatchDocument
@@ -20,9 +21,6 @@ import io.indextables.tantivy4java.batch.BatchDocument
  */
 object RowToDocument {
   private val mapper = new ObjectMapper()
-
-  /** A JSON field's root must be an object: an array column is held under this key. */
-  val ArrayKey: String = "_values"
 
   /** Adds the row's data columns to `doc`. `fields` pairs each field with its row ordinal. */
   def fill(doc: BatchDocument, row: InternalRow, fields: Seq[(Int, IndexedField)]): Unit =
@@ -51,7 +49,7 @@ object RowToDocument {
   /** A json column's value as the object its JSON text is written from. */
   private def jsonValue(row: InternalRow, ord: Int, f: IndexedField): Object = f.dataType match {
     case StringType => mapper.readValue(row.getUTF8String(ord).toString, classOf[Object])
-    case a: ArrayType => Map(ArrayKey -> toJava(row.getArray(ord), a)).asJava
+    case a: ArrayType => Map(StoredJson.ArrayKey -> toJava(row.getArray(ord), a)).asJava
     case s: StructType => toJava(row.getStruct(ord, s.length), s)
     case other => throw new IllegalStateException(s"json kind on ${other.simpleString}")
   }

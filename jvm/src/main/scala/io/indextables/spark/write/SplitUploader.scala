@@ -6,6 +6,8 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
+import io.indextables.spark.schema.PartitionValues
+
 /**
  * Moves finished local splits into the table directory, under their Hive-style partition
  * directory, with a fresh name. Runs on executors.

@@ -5,6 +5,7 @@ import java.io.File
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.StructType
 
+import io.indextables.spark.schema.PartitionValueProjection
 import io.indextables.spark.schema.TableIndexSchema
 import io.indextables.spark.stats.SplitStatistics
 

@@ -12,7 +12,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
-import org.apache.spark.sql.types.{DataType, DoubleType, LongType, StringType, TimestampType}
+import org.apache.spark.sql.types.{DoubleType, StringType, TimestampType}
 
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.write.DocumentSplitWriter

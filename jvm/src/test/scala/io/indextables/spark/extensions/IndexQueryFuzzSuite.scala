@@ -5,16 +5,17 @@ import java.nio.file.Files
 import scala.util.Random
 
 import org.apache.commons.io.FileUtils
-import org.apache.spark.sql.{AnalysisException, SparkSession}
 import org.apache.spark.sql.catalyst.parser.{CatalystSqlParser, ParseException}
+import org.apache.spark.sql.{AnalysisException, SparkSession}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.concurrent.TimeLimits
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.time.{Seconds, Span}
 
-import io.indextables.spark.core.TableState
+import io.indextables.spark.core.TableLogResolver
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.filters.{IndexQueryMode, IndexQueryParsing, MixedBooleanFilter}
+import io.indextables.spark.read.IndexTables4SparkScanBuilder
 import io.indextables.spark.sql.{IndexQuerySqlRewriter, IndexTables4SparkSqlParser}
 
 /**
@@ -58,8 +59,8 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
     "'" + q.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
   test("4000 random query strings parse natively to a query or a clean error quoting them") {
-    val snapshot = TableState.load(table, new java.util.HashMap[String, String]()).get
-    val schema = io.indextables.spark.core.IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
+    val snapshot = TableLogResolver.loadExisting(table, Map.empty)
+    val schema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
     val rnd = new Random(5)
     var ok = 0
     var rejected = 0

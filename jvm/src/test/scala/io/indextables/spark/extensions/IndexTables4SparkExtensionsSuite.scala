@@ -8,7 +8,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.catalyst.V2IndexQueryExpressionRule
-import io.indextables.spark.core.IndexTables4SparkScanBuilder
+import io.indextables.spark.filters.IndexQueryRegistry
 
 /** The extensions in a session: wiring, and IndexQuery semantics against expected row ids. */
 class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -147,6 +147,6 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
       }
       tasks.foreach { t => val (got, want) = t.get(); assert(got == want) }
     } finally pool.shutdown()
-    assert(IndexTables4SparkScanBuilder.filtersFor("no-such-key").isEmpty)
+    assert(IndexQueryRegistry.lookup("no-such-key").isEmpty)
   }
 }

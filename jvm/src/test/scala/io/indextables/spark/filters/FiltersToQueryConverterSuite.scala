@@ -317,20 +317,31 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     refused(Or(EqualTo("s", "a"), EqualTo("dec", 1.0)))
   }
 
-  test("NOT is never exact: it is match-all minus the child, and only over an exact child") {
-    val j = superset(Not(EqualTo("l", 5L)))
+  test("NOT finds its child's FALSE rows: exactly where the column's existence is searchable") {
+    // NOT (l = 5) is TRUE where l has a value other than 5; NULL (not TRUE) where l is null.
+    val j = exact(Not(EqualTo("l", 5L)))
     assert(j.get("type").asText === "bool")
-    assert(j.get("must").get(0).get("type").asText === "match_all")
+    assert(j.get("must").get(0).get("type").asText === "field_presence", j)
+    assert(j.get("must").get(0).get("field").asText === "l", j)
     assertTerm(j.get("must_not").get(0), "l", "5")
+    // Never-null children: every row the child does not match.
+    val n = exact(Not(IsNull("l")))
+    assert(n.get("must").get(0).get("type").asText === "match_all", n)
+    Seq[Filter](EqualTo("s", "a"), IsNotNull("l"), In("i", Array[Any](1, 2)), LessThan("d", 1.0),
+      EqualNullSafe("s", "a"), And(EqualTo("s", "a"), EqualTo("b", true)),
+      Or(EqualTo("s", "a"), EqualTo("l", 1L)), Not(EqualTo("l", 5L)))
+      .foreach(c => exact(Not(c)))
+    // NOT NOT x is x.
+    assertTerm(exact(Not(Not(EqualTo("l", 5L)))), "l", "5")
+    // A child that is never FALSE (a NULL in the IN list) falls back to a superset: match-all
+    // minus the child, which also holds the NULL rows that Spark then drops.
+    val s1 = superset(Not(In("i", Array[Any](1, null))))
+    assert(s1.get("must").get(0).get("type").asText === "match_all", s1)
     // The child must be exact: a superset child under must_not would drop matching rows.
     refused(Not(EqualTo("t", "x")))
     refused(Not(EqualTo("ts", Instant.EPOCH)))
     refused(Not(StringStartsWith("s", "a")))
-    refused(Not(Not(EqualTo("l", 5L))))
-    Seq[Filter](EqualTo("s", "a"), IsNull("l"), IsNotNull("l"), In("i", Array[Any](1, 2)),
-      LessThan("d", 1.0), And(EqualTo("s", "a"), EqualTo("b", true)),
-      Or(EqualTo("s", "a"), EqualTo("l", 1L)))
-      .foreach(c => superset(Not(c)))
+    refused(Not(And(EqualTo("s", "a"), StringStartsWith("s", "b"))))
   }
 
   // ---- partition columns and unknown columns ----

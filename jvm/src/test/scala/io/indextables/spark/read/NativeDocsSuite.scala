@@ -1,4 +1,4 @@
-package io.indextables.spark.search
+package io.indextables.spark.read
 
 import java.time.LocalDateTime
 
@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.indextables.spark.read.{DocumentValues, ProjectedDocDecoder}
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder, BatchDocumentReader}
 

@@ -1,4 +1,4 @@
-package io.indextables.spark.search
+package io.indextables.spark.read
 
 import java.io.{File, RandomAccessFile}
 import java.nio.file.{Files, StandardCopyOption}

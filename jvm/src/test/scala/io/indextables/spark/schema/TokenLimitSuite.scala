@@ -1,4 +1,4 @@
-package io.indextables.spark.write
+package io.indextables.spark.schema
 
 import org.scalatest.funsuite.AnyFunSuite
 

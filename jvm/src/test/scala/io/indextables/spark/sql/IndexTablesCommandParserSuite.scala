@@ -4,7 +4,8 @@ import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.sql.IndexTablesCommandTarget.{TableName, TablePath}
+import io.indextables.spark.sql.commands.IndexTablesCommandTarget.{TableName, TablePath}
+import io.indextables.spark.sql.commands._
 
 /** The command grammar, without a session. */
 class IndexTablesCommandParserSuite extends AnyFunSuite {

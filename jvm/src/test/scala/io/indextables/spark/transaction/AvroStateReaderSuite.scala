@@ -18,7 +18,7 @@ class AvroStateReaderSuite extends AnyFunSuite {
 
   private def open(dir: File): TransactionLog = {
     TransactionLog.clearCache()
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map.empty)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map.empty)
   }
 
   /** fixture -> (latest version, live files, records) from the fixtures' own states. */
@@ -84,7 +84,7 @@ class AvroStateReaderSuite extends AnyFunSuite {
       val copy = new File(tmp, "t")
       org.apache.commons.io.FileUtils.copyDirectory(fixture("04_partitioned"), copy)
       TransactionLog.clearCache()
-      val log = TransactionLog.forTable(copy.getAbsolutePath, hadoopConf,
+      val log = TransactionTestUtils.logFor(copy.getAbsolutePath, hadoopConf,
         Map("spark.indextables.checkpoint.interval" -> "2"))
       val v2 = log.startTransaction().commit("WRITE") { s =>
         assert(s.get.version === 1L)

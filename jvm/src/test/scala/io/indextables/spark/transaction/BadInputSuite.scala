@@ -6,6 +6,7 @@ import java.nio.file.Files
 import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.TransactionLogException
 import io.indextables.spark.transaction.TransactionTestUtils._
 
 /** Bad log content gives errors that name the file at fault. */
@@ -14,7 +15,7 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
   override def beforeEach(): Unit = TransactionLog.clearCache()
 
   private def table(dir: File, interval: Int = 10): TransactionLog = {
-    val log = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf,
+    val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf,
       Map("spark.indextables.checkpoint.interval" -> interval.toString))
     log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
     log.startTransaction().commit("WRITE")(_ => Seq(add("a")))
@@ -23,7 +24,7 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   private def reopen(dir: File): TransactionLog = {
     TransactionLog.clearCache()
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map.empty)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map.empty)
   }
 
   private def logFile(dir: File, name: String): File = new File(dir, s"_transaction_log/$name")
@@ -72,7 +73,7 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("an unknown action type in a JSON checkpoint names the checkpoint file") {
     withTempDir { dir =>
-      val log = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map(
+      val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map(
         "spark.indextables.checkpoint.interval" -> "1", "spark.indextables.state.format" -> "json"))
       log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
       log.startTransaction().commit("WRITE")(_ => Seq(add("a")))

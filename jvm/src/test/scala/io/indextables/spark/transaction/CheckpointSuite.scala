@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.TransactionLogException
 import io.indextables.spark.transaction.TransactionTestUtils._
 import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateReader}
 
@@ -18,7 +19,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   override def beforeEach(): Unit = TransactionLog.clearCache()
 
   private def open(dir: File, options: Map[String, String] = Map.empty): TransactionLog =
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, options)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, options)
 
   private def create(log: TransactionLog, partitionColumns: Seq[String] = Nil): Long =
     log.startTransaction().commit("CREATE")(_ => Seq(Protocol,

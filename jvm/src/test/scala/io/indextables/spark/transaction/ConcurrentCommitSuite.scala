@@ -9,6 +9,8 @@ import scala.collection.JavaConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.config.IndexTablesConf
+
 /**
  * Many writers commit to one table at once, as threads of one JVM and as separate OS processes;
  * every commit lands exactly once, versions are dense and the final snapshot holds every file.
@@ -21,9 +23,9 @@ class ConcurrentCommitSuite extends AnyFunSuite {
 
   // Short delays keep the suite fast; many attempts make it robust to scheduling.
   private val options = Map(
-    TransactionLogConfig.RetryMaxAttempts.key -> "1000",
-    TransactionLogConfig.RetryBaseDelayMs.key -> "1",
-    TransactionLogConfig.RetryMaxDelayMs.key -> "20")
+    IndexTablesConf.RetryMaxAttempts.key -> "1000",
+    IndexTablesConf.RetryBaseDelayMs.key -> "1",
+    IndexTablesConf.RetryMaxDelayMs.key -> "20")
 
   /**
    * Runs `threads` writers that each append `perThread` single-file commits, and checks that
@@ -34,7 +36,7 @@ class ConcurrentCommitSuite extends AnyFunSuite {
     TransactionLog.clearCache()
     def handle(t: Int): TransactionLog = {
       val opts = if (sharedHandle) options else options + ("test.writer" -> t.toString)
-      TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, opts)
+      TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, opts)
     }
     handle(0).startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
 
@@ -55,7 +57,7 @@ class ConcurrentCommitSuite extends AnyFunSuite {
     assert(versions.sorted === (1L to total).toVector)
     assert(handle(0).listVersions() === (0L to total).toVector)
     TransactionLog.clearCache()
-    val s = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map.empty).snapshot()
+    val s = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map.empty).snapshot()
     assert(s.version === total)
     val paths = s.allFiles.map(_.path)
     assert(paths.size === total)
@@ -74,7 +76,7 @@ class ConcurrentCommitSuite extends AnyFunSuite {
   test("8 OS processes x 20 appends, checkpointing as they go: dense versions, every add once") {
     withTempDir { dir =>
       TransactionLog.clearCache()
-      TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map.empty)
+      TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map.empty)
         .startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
       val java = new File(System.getProperty("java.home"), "bin/java").getAbsolutePath
       val go = new File(dir, "go")
@@ -105,7 +107,7 @@ class ConcurrentCommitSuite extends AnyFunSuite {
       val total = threads * perThread
       assert(committed.sorted === (1L to total).toVector, "each commit got its own version")
       TransactionLog.clearCache()
-      val log = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, Map.empty)
+      val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map.empty)
       assert(log.listVersions() === (0L to total).toVector)
       val s = log.snapshot()
       assert(s.version === total)
@@ -121,10 +123,10 @@ class ConcurrentCommitSuite extends AnyFunSuite {
 object ConcurrentWriterChild {
   def main(args: Array[String]): Unit = {
     val Array(table, id, count, go) = args
-    val log = TransactionLog.forTable(table, TransactionTestUtils.hadoopConf, Map(
-      TransactionLogConfig.RetryMaxAttempts.key -> "1000",
-      TransactionLogConfig.RetryBaseDelayMs.key -> "1",
-      TransactionLogConfig.RetryMaxDelayMs.key -> "50"))
+    val log = TransactionTestUtils.logFor(table, TransactionTestUtils.hadoopConf, Map(
+      IndexTablesConf.RetryMaxAttempts.key -> "1000",
+      IndexTablesConf.RetryBaseDelayMs.key -> "1",
+      IndexTablesConf.RetryMaxDelayMs.key -> "50"))
     Files.write(new File(new File(table), s"ready-$id").toPath, Array.emptyByteArray)
     while (!new File(go).exists()) Thread.sleep(5)
     val versions = (0 until count.toInt).map { i =>

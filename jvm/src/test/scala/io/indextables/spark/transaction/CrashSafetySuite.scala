@@ -21,7 +21,7 @@ class CrashSafetySuite extends AnyFunSuite with BeforeAndAfterEach {
   private val Interval = Map("spark.indextables.checkpoint.interval" -> "2")
 
   private def open(dir: File, options: Map[String, String] = Interval): TransactionLog =
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, options)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, options)
 
   private def spawn(dir: File, mode: String): Process = {
     val java = new File(System.getProperty("java.home"), "bin/java").getAbsolutePath
@@ -91,7 +91,7 @@ object CrashChild {
     val dir = new File(args(0))
     val mode = args(1)
     val marker = new File(dir, Marker)
-    val log = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf,
+    val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf,
       Map("spark.indextables.checkpoint.interval" -> "1",
         "spark.indextables.state.compaction.maxManifests" -> "1000"))
     mode match {

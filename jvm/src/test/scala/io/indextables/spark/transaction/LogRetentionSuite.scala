@@ -13,7 +13,7 @@ class LogRetentionSuite extends AnyFunSuite with BeforeAndAfterEach {
   override def beforeEach(): Unit = TransactionLog.clearCache()
 
   private def open(dir: File, options: Map[String, String]): TransactionLog =
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, options)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, options)
 
   private def build(dir: File, options: Map[String, String], commits: Int): TransactionLog = {
     val log = open(dir, options)

@@ -6,13 +6,16 @@ import java.nio.file.Files
 import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.exceptions.{ConcurrentCommitException, TransactionLogException}
+
 class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
   import TransactionTestUtils._
 
   override def beforeEach(): Unit = TransactionLog.clearCache()
 
   private def open(dir: File, options: Map[String, String] = Map.empty): TransactionLog =
-    TransactionLog.forTable(dir.getAbsolutePath, hadoopConf, options)
+    TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, options)
 
   private def create(log: TransactionLog, meta: MetadataAction = metadata()): Long =
     log.startTransaction().commit("CREATE") { s =>
@@ -62,12 +65,18 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
     }
   }
 
-  test("the handle is cached per table path and options") {
+  test("handles share a table's snapshot per path and file-system options, whatever their settings") {
     withTempDir { dir =>
-      assert(open(dir) eq open(dir))
-      val byUri = TransactionLog.forTable("file:" + dir.getAbsolutePath, hadoopConf, Map.empty)
-      assert(open(dir) eq byUri)
-      assert(open(dir) ne open(dir, Map("k" -> "v")))
+      create(open(dir))
+      val first = open(dir).snapshot()
+      val byUri = TransactionTestUtils.logFor("file:" + dir.getAbsolutePath, hadoopConf,
+        Map(IndexTablesConf.RetryMaxAttempts.key -> "3", "__indextables.indexquery.key" -> "k"))
+      assert(byUri.settings.retryMaxAttempts === 3)
+      assert(byUri.snapshot() eq first)
+      val otherFs = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf,
+        IndexTablesOptions.Defaults.logSettings, Map("fs.file.impl.disable.cache" -> "true"))
+      assert(otherFs.snapshot() ne first)
+      assert(otherFs.snapshot().version === first.version)
     }
   }
 
@@ -131,7 +140,7 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("compression option selects the version-file form") {
     withTempDir { dir =>
-      create(open(dir, Map(TransactionLogConfig.CompressionEnabled.key -> "false")))
+      create(open(dir, Map(IndexTablesConf.TransactionCompression.key -> "false")))
       val f = new File(dir, "_transaction_log/00000000000000000000.json")
       assert(Files.readAllBytes(f.toPath).head === '{'.toByte)
       append(open(dir), add("a"))
@@ -163,8 +172,8 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("after maxAttempts conflicts the error names the table and the operation") {
     withTempDir { dir =>
-      val options = Map(TransactionLogConfig.RetryMaxAttempts.key -> "2",
-        TransactionLogConfig.RetryBaseDelayMs.key -> "1")
+      val options = Map(IndexTablesConf.RetryMaxAttempts.key -> "2",
+        IndexTablesConf.RetryBaseDelayMs.key -> "1")
       val log = open(dir, options)
       create(log)
       var n = 0

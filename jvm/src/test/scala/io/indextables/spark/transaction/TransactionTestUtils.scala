@@ -5,10 +5,16 @@ import java.nio.file.Files
 
 import org.apache.hadoop.conf.Configuration
 
+import io.indextables.spark.config.IndexTablesOptions
+
 /** Helpers shared by the transaction suites: temp dirs and the location of shared fixtures. */
 object TransactionTestUtils {
 
   val hadoopConf: Configuration = new Configuration()
+
+  /** A log handle whose settings are `options` resolved over the defaults. */
+  def logFor(path: String, conf: Configuration, options: Map[String, String]): TransactionLog =
+    TransactionLog.forTable(path, conf, IndexTablesOptions(options).logSettings)
 
   def withTempDir[T](f: File => T): T = {
     val dir = Files.createTempDirectory("indextables-txlog-test").toFile

@@ -8,6 +8,8 @@ import java.util.zip.GZIPOutputStream
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.TransactionLogException
+
 class VersionFilesSuite extends AnyFunSuite {
   import TransactionTestUtils._
 

@@ -1,12 +1,11 @@
-package io.indextables.spark.sql
+package io.indextables.spark.sql.commands
 
-import org.apache.commons.io.IOUtils
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{LongType, StringType, TimestampType}
 
-import io.indextables.spark.transaction.{AddAction, RemoveAction, VersionFiles}
+import io.indextables.spark.transaction.{AddAction, RemoveAction}
 
 /**
  * `DESCRIBE INDEXTABLES HISTORY '<path>' | <table>`: one row per version file in the log, newest
@@ -26,12 +25,8 @@ case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget) e
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = target.log(spark)
-    val fs = log.logPath.getFileSystem(spark.sessionState.newHadoopConf())
     log.listVersions().reverse.map { v =>
-      val file = VersionFiles.path(log.logPath, v)
-      val status = fs.getFileStatus(file)
-      val in = fs.open(file)
-      val actions = try VersionFiles.decode(file, IOUtils.toByteArray(in)) finally in.close()
+      val actions = log.actionsOf(v)
       val added = actions.count(_.isInstanceOf[AddAction]).toLong
       val removed = actions.count(_.isInstanceOf[RemoveAction]).toLong
       val operation =
@@ -40,7 +35,7 @@ case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget) e
         else if (added > 0) "WRITE"
         else if (removed > 0) "REMOVE"
         else "METADATA"
-      Row(v, new java.sql.Timestamp(status.getModificationTime), operation, added, removed)
+      Row(v, new java.sql.Timestamp(log.commitTimestamp(v)), operation, added, removed)
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.indextables.spark.sql
+package io.indextables.spark.sql.commands
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}

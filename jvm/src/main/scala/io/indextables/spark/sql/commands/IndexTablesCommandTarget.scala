@@ -1,10 +1,10 @@
-package io.indextables.spark.sql
+package io.indextables.spark.sql.commands
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.core.{IndexTables4SparkTable, TableState}
+import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
 import io.indextables.spark.transaction.TransactionLog
 
 /** What a command names: a table path (`'<path>'`) or a table or view name (`<table>`). */
@@ -15,8 +15,8 @@ sealed trait IndexTablesCommandTarget {
   /** The table's transaction log, which must exist. */
   def log(spark: SparkSession): TransactionLog = {
     val path = resolvePath(spark)
-    val log = TableState.log(path, new java.util.HashMap[String, String]())
-    if (!log.exists) throw IndexTablesErrors.notATable(path)
+    val log = TableLogResolver.log(path, Map.empty[String, String])
+    if (!log.exists) throw IndexTablesErrors.tableNotFound(path)
     log
   }
 }

@@ -383,8 +383,6 @@ object AvroStateCodec {
     field(r, name).map(_.asInstanceOf[Number].longValue())
   private def int(r: GenericRecord, name: String): Option[Int] =
     field(r, name).map(_.asInstanceOf[Number].intValue())
-  private def bool(r: GenericRecord, name: String): Option[Boolean] =
-    field(r, name).map(_.asInstanceOf[java.lang.Boolean].booleanValue())
   private def list(r: GenericRecord, name: String): Seq[AnyRef] =
     field(r, name).map(_.asInstanceOf[java.util.Collection[AnyRef]].asScala.toVector)
       .getOrElse(Vector.empty)
@@ -393,8 +391,4 @@ object AvroStateCodec {
     field(r, name).map(_.asInstanceOf[java.util.Map[AnyRef, AnyRef]].asScala.map {
       case (k, v) => k.toString -> (if (v == null) null else v.toString)
     }.toMap)
-
-  /** A partition-value map, keeping null values (SQL NULL partition values). */
-  private def nullableStringMap(r: GenericRecord, name: String): Option[Map[String, String]] =
-    stringMap(r, name)
 }

@@ -8,7 +8,8 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
-import io.indextables.spark.transaction.{LogStore, TransactionLogErrors}
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.transaction.LogStore
 
 /**
  * The live files of an Avro state: its manifest, and every entry of the manifests it references
@@ -27,7 +28,7 @@ final case class AvroState(
 
 /**
  * Reads `state-v<version>/_manifest.avro` and the manifests it references, on the driver.
- * Stateless; every failure is a [[io.indextables.spark.transaction.TransactionLogException]]
+ * Stateless; every failure is a [[io.indextables.spark.exceptions.TransactionLogException]]
  * naming the file at fault.
  */
 object AvroStateReader {
@@ -57,7 +58,7 @@ object AvroStateReader {
     try AvroStateCodec.decodeStateManifest(bytes)
     catch {
       case NonFatal(e) =>
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, s"not a readable Avro state manifest (${e.getMessage})", e)
     }
   }
@@ -112,7 +113,7 @@ object AvroStateReader {
     try AvroStateCodec.decodeFileEntries(bytes, keepPartition, keepBounds)
     catch {
       case NonFatal(e) =>
-        throw TransactionLogErrors.unreadableVersionFile(
+        throw IndexTablesErrors.unreadableVersionFile(
           file, s"not a readable Avro manifest (${e.getMessage})", e)
     }
   }
@@ -121,7 +122,7 @@ object AvroStateReader {
     try store.read(file)
     catch {
       case e: FileNotFoundException =>
-        throw TransactionLogErrors.unreadableVersionFile(file, missing, e)
+        throw IndexTablesErrors.unreadableVersionFile(file, missing, e)
     }
 
   private def mapInParallel[A, B](items: Seq[A], parallelism: Int)(f: A => B): Seq[B] =

@@ -1,4 +1,4 @@
-package io.indextables.spark.sql
+package io.indextables.spark.sql.commands
 
 import java.nio.file.Files
 
