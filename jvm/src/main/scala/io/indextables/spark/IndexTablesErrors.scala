@@ -24,61 +24,78 @@ object IndexTablesErrors {
 
   /** `key` holds `value`, which is not what the option takes (`expected` says what is). */
   def invalidOption(key: String, value: String, expected: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_OPTION", s"Invalid value '$value' for option '$key': expected $expected.")
-
+    error(
+      "INDEXTABLES_INVALID_OPTION",
+      s"Invalid value '$value' for option '$key': expected $expected.")
 
   // Transaction log
 
   def versionNotFound(tablePath: Path, version: Long, file: String, latest: Option[Long])
       : TransactionLogException =
-    logError("INDEXTABLES_VERSION_NOT_FOUND",
+    logError(
+      "INDEXTABLES_VERSION_NOT_FOUND",
       s"Version $version of table $tablePath does not exist ($file is missing); latest " +
-        s"version is ${latest.map(_.toString).getOrElse("none")}.")
+        s"version is ${latest.map(_.toString).getOrElse("none")}."
+    )
 
   def missingVersionFile(tablePath: Path, file: String, needed: Long): TransactionLogException =
-    logError("INDEXTABLES_LOG_INCOMPLETE",
+    logError(
+      "INDEXTABLES_LOG_INCOMPLETE",
       s"Transaction log of table $tablePath is incomplete: $file is missing but needed to " +
         s"reconstruct version $needed.")
 
   def unreadableVersionFile(file: Path, reason: String, cause: Throwable = null)
       : TransactionLogException =
-    logError("INDEXTABLES_LOG_FILE_UNREADABLE", s"Cannot read transaction log file $file: $reason",
+    logError(
+      "INDEXTABLES_LOG_FILE_UNREADABLE",
+      s"Cannot read transaction log file $file: $reason",
       cause)
 
   /** The table (or `file` of its log) needs a newer reader than this build's `supported`. */
   def unsupportedReaderVersion(tablePath: Path, file: Option[Path], required: Int, supported: Int)
       : TransactionLogException =
-    logError("INDEXTABLES_UNSUPPORTED_PROTOCOL",
+    logError(
+      "INDEXTABLES_UNSUPPORTED_PROTOCOL",
       s"Table $tablePath requires reader protocol version $required" +
         file.map(f => s" (in $f)").getOrElse("") + ", but this IndexTables supports reader " +
-        s"versions up to $supported. Upgrade IndexTables to read it.")
+        s"versions up to $supported. Upgrade IndexTables to read it."
+    )
 
   def unsupportedWriterVersion(tablePath: Path, required: Int, supported: Int)
       : TransactionLogException =
-    logError("INDEXTABLES_UNSUPPORTED_PROTOCOL",
+    logError(
+      "INDEXTABLES_UNSUPPORTED_PROTOCOL",
       s"Table $tablePath requires writer protocol version $required, but this IndexTables " +
-        s"supports writer versions up to $supported. Upgrade IndexTables to write to it.")
+        s"supports writer versions up to $supported. Upgrade IndexTables to write to it."
+    )
 
   def versionRemoved(tablePath: Path, version: Long, earliest: Option[Long])
       : TransactionLogException =
-    logError("INDEXTABLES_VERSION_REMOVED",
+    logError(
+      "INDEXTABLES_VERSION_REMOVED",
       s"Version $version of table $tablePath can no longer be read: its version files were " +
         "removed by log retention and no checkpoint covers it; the earliest readable version " +
-        s"is ${earliest.map(_.toString).getOrElse("unknown")}.")
+        s"is ${earliest.map(_.toString).getOrElse("unknown")}."
+    )
 
   def timestampBeforeTable(tablePath: Path, timestamp: String, earliest: Long)
       : TransactionLogException =
-    logError("INDEXTABLES_TIMESTAMP_BEFORE_TABLE",
+    logError(
+      "INDEXTABLES_TIMESTAMP_BEFORE_TABLE",
       s"Timestamp $timestamp is before the earliest readable version ($earliest) of table " +
-        s"$tablePath; use a later timestamp or versionAsOf.")
+        s"$tablePath; use a later timestamp or versionAsOf."
+    )
 
   def missingProtocolOrMetadata(tablePath: Path, version: Long, what: String)
       : TransactionLogException =
-    logError("INDEXTABLES_LOG_CORRUPT",
+    logError(
+      "INDEXTABLES_LOG_CORRUPT",
       s"Table $tablePath has no $what action in versions 0..$version; the log is corrupt.")
 
   def invalidCommit(tablePath: Path, operation: String, reason: String): TransactionLogException =
-    logError("INDEXTABLES_INVALID_COMMIT", s"Cannot commit '$operation' to table $tablePath: $reason")
+    logError(
+      "INDEXTABLES_INVALID_COMMIT",
+      s"Cannot commit '$operation' to table $tablePath: $reason")
 
   def tooManyConflicts(tablePath: Path, operation: String, attempts: Int)
       : ConcurrentCommitException =
@@ -90,91 +107,133 @@ object IndexTablesErrors {
   // Reads and writes
 
   def bothTimeTravelOptions(): IndexTablesException =
-    error("INDEXTABLES_TIME_TRAVEL_CONFLICT", 
+    error(
+      "INDEXTABLES_TIME_TRAVEL_CONFLICT",
       "Give either versionAsOf or timestampAsOf to read an earlier version, not both.")
 
   /** Nothing has been committed at `tablePath`: it holds no IndexTables table. */
   def tableNotFound(tablePath: String): TransactionLogException =
-    logError("INDEXTABLES_TABLE_NOT_FOUND",
+    logError(
+      "INDEXTABLES_TABLE_NOT_FOUND",
       s"'$tablePath' is not an IndexTables table: it has no " +
         "_transaction_log/00000000000000000000.json. Write a DataFrame to it with " +
-        "format('indextables') first, or check the path.")
+        "format('indextables') first, or check the path."
+    )
 
   def pathRequired(): IndexTablesException =
-    error("INDEXTABLES_PATH_REQUIRED", "IndexTables needs a table path: use .load(path) or .save(path).")
+    error(
+      "INDEXTABLES_PATH_REQUIRED",
+      "IndexTables needs a table path: use .load(path) or .save(path).")
 
   def unsupportedType(column: String, dataType: DataType): IndexTablesException =
-    error("INDEXTABLES_UNSUPPORTED_TYPE", 
+    error(
+      "INDEXTABLES_UNSUPPORTED_TYPE",
       s"Column '$column' has type ${dataType.simpleString}, which IndexTables cannot index. " +
         "Supported: string, long, int, double, float, boolean, date, timestamp, decimal, binary, " +
-        "struct and array of these. Cast the column or drop it before writing.")
+        "struct and array of these. Cast the column or drop it before writing."
+    )
 
   def unsupportedPartitioning(transform: String): IndexTablesException =
-    error("INDEXTABLES_UNSUPPORTED_PARTITIONING",
+    error(
+      "INDEXTABLES_UNSUPPORTED_PARTITIONING",
       s"IndexTables partitions by columns only (identity transforms), not $transform.")
 
   def unsupportedPartitionType(column: String, dataType: DataType): IndexTablesException =
-    error("INDEXTABLES_UNSUPPORTED_PARTITION_TYPE", 
+    error(
+      "INDEXTABLES_UNSUPPORTED_PARTITION_TYPE",
       s"Partition column '$column' has type ${dataType.simpleString}; partition columns must be " +
-        "string, int, long, boolean, double, date or timestamp.")
+        "string, int, long, boolean, double, date or timestamp."
+    )
 
   def unknownIndexType(column: String, value: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_TYPEMAP", 
+    error(
+      "INDEXTABLES_INVALID_TYPEMAP",
       s"Unknown index type '$value' for column '$column' in spark.indextables.indexing.typemap." +
-        s"$column: use string, text or json.")
+        s"$column: use string, text or json."
+    )
 
-  def indexTypeNeedsString(column: String, indexType: String, dataType: DataType): IndexTablesException =
-    error("INDEXTABLES_INVALID_TYPEMAP", 
+  def indexTypeNeedsString(
+      column: String,
+      indexType: String,
+      dataType: DataType): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_TYPEMAP",
       s"Column '$column' is of type ${dataType.simpleString}; index type '$indexType' applies to " +
         "string columns only.")
 
   def typemapForMissingColumn(column: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_TYPEMAP", 
+    error(
+      "INDEXTABLES_INVALID_TYPEMAP",
       s"spark.indextables.indexing.typemap.$column names a column that the data does not have.")
 
   def partitionColumnMissing(column: String): IndexTablesException =
-    error("INDEXTABLES_PARTITION_COLUMN_MISSING", s"Partition column '$column' is not a column of the data.")
+    error(
+      "INDEXTABLES_PARTITION_COLUMN_MISSING",
+      s"Partition column '$column' is not a column of the data.")
 
   def typemapOnPartitionColumn(column: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_TYPEMAP", 
+    error(
+      "INDEXTABLES_INVALID_TYPEMAP",
       s"spark.indextables.indexing.typemap.$column applies to a partition column; partition " +
-        "values live in directory names and the log, not in the index. Remove the option.")
+        "values live in directory names and the log, not in the index. Remove the option."
+    )
 
-  def typemapChanged(table: String, column: String, was: String, now: String): IndexTablesException =
-    error("INDEXTABLES_TYPEMAP_CHANGED", 
+  def typemapChanged(
+      table: String,
+      column: String,
+      was: String,
+      now: String): IndexTablesException =
+    error(
+      "INDEXTABLES_TYPEMAP_CHANGED",
       s"Table $table indexes column '$column' as '$was'; a write cannot change it to '$now'. " +
-        "Overwrite the table to change how it is indexed.")
+        "Overwrite the table to change how it is indexed."
+    )
 
   def schemaMismatch(table: String, expected: String, actual: String): IndexTablesException =
-    error("INDEXTABLES_SCHEMA_MISMATCH", 
+    error(
+      "INDEXTABLES_SCHEMA_MISMATCH",
       s"Cannot append to table $table: the data's schema $actual does not match the table's " +
-        s"schema $expected. Use mode('overwrite') to replace the table.")
+        s"schema $expected. Use mode('overwrite') to replace the table."
+    )
 
-  def partitioningMismatch(table: String, expected: Seq[String], actual: Seq[String]): IndexTablesException =
-    error("INDEXTABLES_PARTITIONING_MISMATCH", 
+  def partitioningMismatch(
+      table: String,
+      expected: Seq[String],
+      actual: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_PARTITIONING_MISMATCH",
       s"Table $table is partitioned by [${expected.mkString(", ")}], but the write asks for " +
-        s"[${actual.mkString(", ")}].")
+        s"[${actual.mkString(", ")}]."
+    )
 
   def tableExists(path: String): IndexTablesException =
-    error("INDEXTABLES_TABLE_EXISTS", 
+    error(
+      "INDEXTABLES_TABLE_EXISTS",
       s"Table $path already exists (save mode ErrorIfExists). Use mode('append') or " +
         "mode('overwrite').")
 
   /** The native search of a readable split failed, e.g. for a query the field cannot serve. */
   def searchFailed(splitPath: String, query: String, cause: Throwable): IndexTablesException =
-    error("INDEXTABLES_SEARCH_FAILED", 
+    error(
+      "INDEXTABLES_SEARCH_FAILED",
       s"Search of split $splitPath failed for query $query: " +
-        s"${Option(cause.getMessage).getOrElse(cause.toString)}", cause)
+        s"${Option(cause.getMessage).getOrElse(cause.toString)}",
+      cause)
 
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
-    error("INDEXTABLES_SPLIT_UNREADABLE", 
+    error(
+      "INDEXTABLES_SPLIT_UNREADABLE",
       s"Cannot read split file $splitPath: ${Option(cause.getMessage).getOrElse(cause.toString)}. " +
-        "The file is missing or corrupt; the table's log still lists it.", cause)
+        "The file is missing or corrupt; the table's log still lists it.",
+      cause
+    )
 
   def splitMissing(splitPath: String): IndexTablesException =
-    error("INDEXTABLES_SPLIT_MISSING", 
+    error(
+      "INDEXTABLES_SPLIT_MISSING",
       s"Split file $splitPath listed in the transaction log does not exist. It was deleted " +
-        "outside IndexTables; restore it or overwrite the table.")
+        "outside IndexTables; restore it or overwrite the table."
+    )
 
   def writeFailed(what: String, cause: Throwable): IndexTablesException =
     error("INDEXTABLES_WRITE_FAILED", s"Writing $what failed: ${cause.getMessage}", cause)
@@ -182,91 +241,131 @@ object IndexTablesErrors {
   // IndexQuery (indexquery / indexqueryall / textsearch / fieldmatch)
 
   def invalidIndexQuery(query: String, reason: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_INDEXQUERY", 
+    error(
+      "INDEXTABLES_INVALID_INDEXQUERY",
       s"Invalid IndexQuery '$query': $reason. Use tantivy query syntax, e.g. 'timeout OR " +
-        "connection', 'level:ERROR AND \"connection reset\"' or 'latency:[100 TO 200]'.")
+        "connection', 'level:ERROR AND \"connection reset\"' or 'latency:[100 TO 200]'."
+    )
 
   def indexQueryNotPushed(expression: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_NOT_PUSHED", 
+    error(
+      "INDEXTABLES_INDEXQUERY_NOT_PUSHED",
       s"$expression could not be pushed into an IndexTables scan, and Spark cannot evaluate it row " +
         "by row. Use it in the WHERE clause of a query over one IndexTables table, combined with " +
-        "AND, OR and NOT only with predicates on that same table.")
+        "AND, OR and NOT only with predicates on that same table."
+    )
 
   def indexQueryOutsideFilter(expression: String, node: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_OUTSIDE_FILTER", 
+    error(
+      "INDEXTABLES_INDEXQUERY_OUTSIDE_FILTER",
       s"$expression is only supported in a WHERE (or HAVING) condition, not in $node.")
 
   def indexQueryNeedsColumn(expression: String, what: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_NEEDS_COLUMN", 
+    error(
+      "INDEXTABLES_INDEXQUERY_NEEDS_COLUMN",
       s"$expression: '$what' is not a column of an IndexTables table. The left side of " +
-        "indexquery must be a plain column, read from an IndexTables table.")
+        "indexquery must be a plain column, read from an IndexTables table."
+    )
 
   def indexQueryNotOnIndexTables(expression: String, source: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_NOT_INDEXTABLES", 
+    error(
+      "INDEXTABLES_INDEXQUERY_NOT_INDEXTABLES",
       s"$expression applies to $source, which is not an IndexTables table. indexquery works " +
-        "only on tables read with format('indextables').")
+        "only on tables read with format('indextables')."
+    )
 
   def indexQueryOnPartitionColumn(expression: String, column: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_ON_PARTITION_COLUMN", 
+    error(
+      "INDEXTABLES_INDEXQUERY_ON_PARTITION_COLUMN",
       s"$expression: '$column' is a partition column, which is not indexed. Filter it with =, " +
-        "IN or a range instead.")
+        "IN or a range instead."
+    )
 
-  def indexQueryWrongFieldKind(expression: String, column: String, kind: String, needed: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_WRONG_FIELD_KIND", 
+  def indexQueryWrongFieldKind(
+      expression: String,
+      column: String,
+      kind: String,
+      needed: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INDEXQUERY_WRONG_FIELD_KIND",
       s"$expression: column '$column' is indexed as '$kind', but this operator needs a $needed " +
-        "field. Use textsearch on text columns, fieldmatch on exact ones, or indexquery on any.")
+        "field. Use textsearch on text columns, fieldmatch on exact ones, or indexquery on any."
+    )
 
   def indexQueryAllAmbiguous(expression: String, sources: Seq[String]): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_AMBIGUOUS", 
+    error(
+      "INDEXTABLES_INDEXQUERY_AMBIGUOUS",
       s"$expression must apply to exactly one IndexTables table, but its filter reads " +
         s"${sources.size} relations (${sources.mkString("; ")}). Apply it in a subquery over " +
-        "one table.")
+        "one table."
+    )
 
   def indexQueryArguments(function: String, expected: Int, actual: Int): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_ARGUMENTS", s"$function takes $expected argument(s), got $actual.")
+    error(
+      "INDEXTABLES_INDEXQUERY_ARGUMENTS",
+      s"$function takes $expected argument(s), got $actual.")
 
   def indexQueryNotLiteral(function: String, argument: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_NOT_LITERAL", 
+    error(
+      "INDEXTABLES_INDEXQUERY_NOT_LITERAL",
       s"$function needs its query as a string literal, got $argument.")
 
   def indexQueryWithUntranslatable(predicate: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_UNTRANSLATABLE", 
+    error(
+      "INDEXTABLES_INDEXQUERY_UNTRANSLATABLE",
       s"The predicate $predicate is combined with an IndexQuery under OR or NOT, but it cannot be " +
         "pushed into the index, and an IndexQuery cannot be evaluated by Spark. Move it to a " +
-        "separate AND condition, or express it as an IndexQuery.")
+        "separate AND condition, or express it as an IndexQuery."
+    )
 
   def indexQueryWithInexact(filter: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_INEXACT", 
+    error(
+      "INDEXTABLES_INDEXQUERY_INEXACT",
       s"The filter $filter is combined with an IndexQuery under OR or NOT, but the index cannot " +
         "answer it exactly (tokenized text, partition columns and some types are not exact), " +
         "and an IndexQuery cannot be evaluated by Spark. Move it to a separate AND condition, " +
-        "or express it as an IndexQuery.")
+        "or express it as an IndexQuery."
+    )
 
   def indexQueryLost(table: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_LOST", 
+    error(
+      "INDEXTABLES_INDEXQUERY_LOST",
       s"The IndexQuery filter planned for table $table is no longer available (its plan was " +
-        "discarded). Run the query again.")
+        "discarded). Run the query again."
+    )
 
   def indexQueryWithoutDocMapping(table: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_NO_DOC_MAPPING", 
+    error(
+      "INDEXTABLES_INDEXQUERY_NO_DOC_MAPPING",
       s"Table $table records no doc mapping for its splits, so an IndexQuery cannot be parsed " +
-        "for it. Rewrite the table with this version of IndexTables.")
+        "for it. Rewrite the table with this version of IndexTables."
+    )
 
   def indexQueryInUnsupportedExpression(expression: String): IndexTablesException =
-    error("INDEXTABLES_INDEXQUERY_UNSUPPORTED_EXPRESSION", 
+    error(
+      "INDEXTABLES_INDEXQUERY_UNSUPPORTED_EXPRESSION",
       s"An IndexQuery can be combined with other predicates by AND, OR and NOT only, not inside " +
-        s"$expression.")
+        s"$expression."
+    )
 
   // SQL commands
 
-  def commandSyntaxError(sql: String, line: Int, position: Int, detail: String): IndexTablesException =
-    error("INDEXTABLES_COMMAND_SYNTAX_ERROR", 
+  def commandSyntaxError(
+      sql: String,
+      line: Int,
+      position: Int,
+      detail: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMMAND_SYNTAX_ERROR",
       s"Syntax error in IndexTables command at line $line, position $position ($detail): $sql. " +
         "Expected CHECKPOINT INDEXTABLES or DESCRIBE INDEXTABLES STATE | TRANSACTION LOG | " +
-        "HISTORY, followed by '<path>' or a table name.")
+        "HISTORY, followed by '<path>' or a table name."
+    )
 
   def commandTargetNotIndexTables(name: String): IndexTablesException =
-    error("INDEXTABLES_COMMAND_TARGET", 
+    error(
+      "INDEXTABLES_COMMAND_TARGET",
       s"'$name' does not name an IndexTables table (a view over exactly one table read with " +
-        "format('indextables')). Give the table path as a string instead.")
+        "format('indextables')). Give the table path as a string instead."
+    )
 }

@@ -25,6 +25,7 @@ trait IndexTablesTestBase extends AnyFunSuite with BeforeAndAfterAll {
   protected def executedPlan(df: DataFrame): String = df.queryExecution.executedPlan.toString
 
   override def afterAll(): Unit = {
-    try FileUtils.deleteQuietly(scratch) finally super.afterAll()
+    try FileUtils.deleteQuietly(scratch)
+    finally super.afterAll()
   }
 }

@@ -10,8 +10,8 @@ import scala.collection.mutable
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, EqualTo, Literal}
-import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.delta.actions.{AddFile, Metadata => DeltaMetadata}
+import org.apache.spark.sql.delta.{DeltaLog, DeltaOperations}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
@@ -92,14 +92,22 @@ object LogScaleBench {
       val n = openOurs(ours).snapshot().allFiles.size
       require(n == conf.live, s"our snapshot holds $n files, expected ${conf.live}")
     }
-    val results = mutable.Buffer(Timing("snapshot load", "IndexTables", load,
+    val results = mutable.Buffer(Timing(
+      "snapshot load",
+      "IndexTables",
+      load,
       s"${conf.live} live files, Avro state"))
     if (conf.delta) {
-      results += Timing("snapshot load", "Delta", timed(conf.runs) {
-        DeltaLog.clearCache()
-        val n = DeltaLog.forTable(spark, delta).update().allFiles.collect().length
-        require(n == conf.live, s"Delta's snapshot holds $n files, expected ${conf.live}")
-      }, s"${conf.live} live files, parquet checkpoint; allFiles collected")
+      results += Timing(
+        "snapshot load",
+        "Delta",
+        timed(conf.runs) {
+          DeltaLog.clearCache()
+          val n = DeltaLog.forTable(spark, delta).update().allFiles.collect().length
+          require(n == conf.live, s"Delta's snapshot holds $n files, expected ${conf.live}")
+        },
+        s"${conf.live} live files, parquet checkpoint; allFiles collected"
+      )
     }
 
     // Commits on a handle that has read the table, as a writer's driver does.
@@ -107,20 +115,30 @@ object LogScaleBench {
     val log = openOurs(ours)
     log.snapshot().allFiles.size
     var batch = 0
-    results += Timing("incremental commit", "IndexTables", timed(conf.runs) {
-      batch += 1
-      val adds = (0 until conf.commit).map(i => ourAdd(s"commit$batch-$i", date(i, conf)))
-      log.startTransaction().commit("WRITE")(_ => adds)
-    }, s"${conf.commit} files onto ${conf.live}")
+    results += Timing(
+      "incremental commit",
+      "IndexTables",
+      timed(conf.runs) {
+        batch += 1
+        val adds = (0 until conf.commit).map(i => ourAdd(s"commit$batch-$i", date(i, conf)))
+        log.startTransaction().commit("WRITE")(_ => adds)
+      },
+      s"${conf.commit} files onto ${conf.live}"
+    )
     if (conf.delta) {
       DeltaLog.clearCache()
       val dlog = DeltaLog.forTable(spark, delta)
       dlog.update().allFiles.count()
-      results += Timing("incremental commit", "Delta", timed(conf.runs) {
-        batch += 1
-        val adds = (0 until conf.commit).map(i => deltaAdd(s"commit$batch-$i", date(i, conf)))
-        dlog.startTransaction().commit(adds, DeltaOperations.ManualUpdate)
-      }, s"${conf.commit} files onto ${conf.live}")
+      results += Timing(
+        "incremental commit",
+        "Delta",
+        timed(conf.runs) {
+          batch += 1
+          val adds = (0 until conf.commit).map(i => deltaAdd(s"commit$batch-$i", date(i, conf)))
+          dlog.startTransaction().commit(adds, DeltaOperations.ManualUpdate)
+        },
+        s"${conf.commit} files onto ${conf.live}"
+      )
     }
     deleteRecursively(new File(ours))
     deleteRecursively(new File(delta))
@@ -143,20 +161,29 @@ object LogScaleBench {
       val cp = CheckpointWriter.checkpoint(log, log.snapshot(), forceCompaction = true)
       require(cp.numFiles >= conf.compact)
     }
-    val results = mutable.Buffer(Timing("compaction", "IndexTables", oursRuns,
+    val results = mutable.Buffer(Timing(
+      "compaction",
+      "IndexTables",
+      oursRuns,
       s"${conf.compact} files rewritten into a new Avro state"))
     deleteRecursively(new File(ours))
     if (conf.delta) {
       buildDelta(spark, delta, conf.compact, conf.partitions)
       val dlog = DeltaLog.forTable(spark, delta)
-      results += Timing("compaction", "Delta", timedWithSetup(conf.runs) {
-        extra += 1
-        dlog.startTransaction().commit(Seq(deltaAdd(s"extra-$extra", date(extra, conf))),
-          DeltaOperations.ManualUpdate)
-        dlog.update().allFiles.count()
-      } {
-        dlog.checkpoint(dlog.update())
-      }, s"${conf.compact} files into a new parquet checkpoint")
+      results += Timing(
+        "compaction",
+        "Delta",
+        timedWithSetup(conf.runs) {
+          extra += 1
+          dlog.startTransaction().commit(
+            Seq(deltaAdd(s"extra-$extra", date(extra, conf))),
+            DeltaOperations.ManualUpdate)
+          dlog.update().allFiles.count()
+        } {
+          dlog.checkpoint(dlog.update())
+        },
+        s"${conf.compact} files into a new parquet checkpoint"
+      )
       deleteRecursively(new File(delta))
     }
     results.toSeq
@@ -169,29 +196,42 @@ object LogScaleBench {
     buildOurs(ours, conf.prune, conf.partitions)
     var run = 0
     def day(): String = { run += 1; date(run * 37, conf) }
-    val results = mutable.Buffer(Timing("one-partition pruning", "IndexTables", timed(conf.runs) {
-      TransactionLog.clearCache()
-      val d = day()
-      val keep: Snapshot.ManifestFilter = b => b.get("date") match {
-        case Some(PartitionBounds(Some(lo), Some(hi))) => lo <= d && d <= hi
-        case _ => true
-      }
-      val n = openOurs(ours).snapshot().filesMatching(keep, _.get("date").contains(d))
-        .count(_.partitionValues("date") == d)
-      require(n == perPartition, s"our pruning found $n files of $d, expected $perPartition")
-    }, s"${conf.prune} entries, ${conf.partitions} partitions, fresh handle"))
+    val results = mutable.Buffer(Timing(
+      "one-partition pruning",
+      "IndexTables",
+      timed(conf.runs) {
+        TransactionLog.clearCache()
+        val d = day()
+        val keep: Snapshot.ManifestFilter = b =>
+          b.get("date") match {
+            case Some(PartitionBounds(Some(lo), Some(hi))) => lo <= d && d <= hi
+            case _ => true
+          }
+        val n = openOurs(ours).snapshot().filesMatching(keep, _.get("date").contains(d))
+          .count(_.partitionValues("date") == d)
+        require(n == perPartition, s"our pruning found $n files of $d, expected $perPartition")
+      },
+      s"${conf.prune} entries, ${conf.partitions} partitions, fresh handle"
+    ))
     deleteRecursively(new File(ours))
     if (conf.delta) {
       buildDelta(spark, delta, conf.prune, conf.partitions)
       val attr = AttributeReference("date", StringType)()
-      results += Timing("one-partition pruning", "Delta", timed(conf.runs) {
-        DeltaLog.clearCache()
-        val d = day()
-        val scan = DeltaLog.forTable(spark, delta).update()
-          .filesForScan(Seq(EqualTo(attr, Literal(d))), false)
-        val n = scan.files.size
-        require(n == perPartition, s"Delta's pruning found $n files of $d, expected $perPartition")
-      }, s"${conf.prune} entries, ${conf.partitions} partitions, fresh DeltaLog")
+      results += Timing(
+        "one-partition pruning",
+        "Delta",
+        timed(conf.runs) {
+          DeltaLog.clearCache()
+          val d = day()
+          val scan = DeltaLog.forTable(spark, delta).update()
+            .filesForScan(Seq(EqualTo(attr, Literal(d))), false)
+          val n = scan.files.size
+          require(
+            n == perPartition,
+            s"Delta's pruning found $n files of $d, expected $perPartition")
+        },
+        s"${conf.prune} entries, ${conf.partitions} partitions, fresh DeltaLog"
+      )
       deleteRecursively(new File(delta))
     }
     results.toSeq
@@ -202,7 +242,9 @@ object LogScaleBench {
   private val BatchSize = 50000
 
   private def openOurs(path: String): TransactionLog =
-    TransactionLog.forTable(path, hadoopConf,
+    TransactionLog.forTable(
+      path,
+      hadoopConf,
       IndexTablesOptions(Map(IndexTablesConf.CheckpointEnabled.key -> "false")).logSettings)
 
   /** Our table: version 0 creates it, batches of files follow, and a compacted Avro state. */
@@ -230,14 +272,16 @@ object LogScaleBench {
     val dlog = DeltaLog.forTable(spark, path)
     val first = dlog.startTransaction()
     first.updateMetadataForNewTable(DeltaMetadata(
-      schemaString = schema.json, partitionColumns = Seq("date"),
+      schemaString = schema.json,
+      partitionColumns = Seq("date"),
       configuration = Map("delta.checkpointInterval" -> "1000000")))
     first.commit(Nil, DeltaOperations.ManualUpdate)
     val days = (0 until partitions).map(p => date(p, partitions))
     val perDay = files / partitions
     val all = days.iterator.flatMap(d => (0 until perDay).iterator.map(i => (d, i)))
     all.grouped(BatchSize).zipWithIndex.foreach { case (chunk, b) =>
-      dlog.startTransaction().commit(chunk.map { case (d, i) => deltaAdd(s"$b-$i", d) },
+      dlog.startTransaction().commit(
+        chunk.map { case (d, i) => deltaAdd(s"$b-$i", d) },
         DeltaOperations.ManualUpdate)
     }
     dlog.checkpoint(dlog.update())
@@ -246,9 +290,13 @@ object LogScaleBench {
   }
 
   private val schema = StructType(Seq(
-    StructField("timestamp", TimestampType), StructField("level", StringType),
-    StructField("host", StringType), StructField("latency_ms", DoubleType),
-    StructField("message", StringType), StructField("date", StringType)))
+    StructField("timestamp", TimestampType),
+    StructField("level", StringType),
+    StructField("host", StringType),
+    StructField("latency_ms", DoubleType),
+    StructField("message", StringType),
+    StructField("date", StringType)
+  ))
 
   private lazy val ourMetadata = MetadataAction(
     id = UUID.randomUUID().toString,
@@ -256,20 +304,27 @@ object LogScaleBench {
     partitionColumns = Seq("date"),
     configuration = Map(SchemaHash.registryKey(DocMappingRef) ->
       """[{"name":"level","type":"text","tokenizer":"raw"}]"""),
-    createdTime = Some(System.currentTimeMillis()))
+    createdTime = Some(System.currentTimeMillis())
+  )
 
   private def date(i: Int, conf: Conf): String = date(i % conf.partitions, conf.partitions)
   private def date(p: Int, partitions: Int): String =
     java.time.LocalDate.of(2024, 1, 1).plusDays(p.toLong % partitions).toString
 
   private def minValues(seed: Int) = Map(
-    "timestamp" -> s"2024-01-01T00:${f"${seed % 60}%02d"}:00Z", "level" -> "DEBUG",
-    "host" -> f"host-${seed % 997}%04d", "latency_ms" -> "0.125",
-    "message" -> "Accepted password for user admin")
+    "timestamp" -> s"2024-01-01T00:${f"${seed % 60}%02d"}:00Z",
+    "level" -> "DEBUG",
+    "host" -> f"host-${seed % 997}%04d",
+    "latency_ms" -> "0.125",
+    "message" -> "Accepted password for user admin"
+  )
   private def maxValues(seed: Int) = Map(
-    "timestamp" -> s"2024-01-01T23:${f"${seed % 60}%02d"}:59Z", "level" -> "WARN",
-    "host" -> f"host-${(seed % 997) + 3}%04d", "latency_ms" -> "4812.5",
-    "message" -> "session opened for user root by ")
+    "timestamp" -> s"2024-01-01T23:${f"${seed % 60}%02d"}:59Z",
+    "level" -> "WARN",
+    "host" -> f"host-${(seed % 997) + 3}%04d",
+    "latency_ms" -> "4812.5",
+    "message" -> "session opened for user root by "
+  )
 
   private def ourAdd(id: String, day: String): AddAction = {
     val seed = id.hashCode & 0x7fffffff
@@ -286,12 +341,14 @@ object LogScaleBench {
       footerStartOffset = Some(39000000L),
       footerEndOffset = Some(40000000L),
       docMappingRef = Some(DocMappingRef),
-      uncompressedSizeBytes = Some(120000000L))
+      uncompressedSizeBytes = Some(120000000L)
+    )
   }
 
   private def deltaAdd(id: String, day: String): AddFile = {
     val seed = id.hashCode & 0x7fffffff
-    def json(m: Map[String, String]) = m.map { case (k, v) => s""""$k":"$v"""" }.mkString("{", ",", "}")
+    def json(m: Map[String, String]) =
+      m.map { case (k, v) => s""""$k":"$v"""" }.mkString("{", ",", "}")
     val stats = s"""{"numRecords":250000,"minValues":${json(minValues(seed))},""" +
       s""""maxValues":${json(maxValues(seed))},"nullCount":""" +
       StatsColumns.map(c => s""""$c":0""").mkString("{", ",", "}") + "}"
@@ -301,7 +358,8 @@ object LogScaleBench {
       size = 40000000L + seed % 1000000,
       modificationTime = 1704067200000L + seed % 86400000,
       dataChange = true,
-      stats = stats)
+      stats = stats
+    )
   }
 
   // --- timing and reporting --------------------------------------------------------------------
@@ -322,8 +380,11 @@ object LogScaleBench {
     }.drop(1)
 
   private def report(conf: Conf, timings: Seq[Timing]): Unit = {
-    val targets = Map("snapshot load" -> 700.0, "incremental commit" -> 100.0,
-      "compaction" -> 2000.0, "one-partition pruning" -> 100.0)
+    val targets = Map(
+      "snapshot load" -> 700.0,
+      "incremental commit" -> 100.0,
+      "compaction" -> 2000.0,
+      "one-partition pruning" -> 100.0)
     val ops = timings.map(_.name).distinct
     val rows = ops.map { op =>
       val ours = timings.find(t => t.name == op && t.system == "IndexTables")
@@ -341,7 +402,8 @@ object LogScaleBench {
       def cell(t: Option[Timing]) =
         t.map(x => f"${x.median}%.1f (${x.min}%.1f–${x.max}%.1f)").getOrElse("–")
       val ratio = for (x <- o; y <- d) yield f"${x.median / y.median}%.3f"
-      val meets = o.map(x => if (x.median < targets(op) && d.forall(x.median <= _.median)) "yes"
+      val meets = o.map(x =>
+        if (x.median < targets(op) && d.forall(x.median <= _.median)) "yes"
         else "no").getOrElse("–")
       md ++= s"| $op (${o.map(_.detail).getOrElse("")}) | ${cell(o)} | ${cell(d)} | " +
         s"${ratio.getOrElse("–")} | < ${targets(op).toInt} ms | $meets |\n"
@@ -350,11 +412,16 @@ object LogScaleBench {
       s"""{"operation":"${t.name}","system":"${t.system}","detail":"${t.detail}",""" +
         f""""median_ms":${t.median}%.3f,"min_ms":${t.min}%.3f,"max_ms":${t.max}%.3f,""" +
         s""""runs_ms":[${t.runsMs.map(r => f"$r%.3f").mkString(",")}]}"""
-    }.mkString(s"""{"cores":${Runtime.getRuntime.availableProcessors()},"runs":${conf.runs},""" +
-      s""""live":${conf.live},"commit":${conf.commit},"compact":${conf.compact},""" +
-      s""""prune":${conf.prune},"partitions":${conf.partitions},"results":[""", ",", "]}\n")
+    }.mkString(
+      s"""{"cores":${Runtime.getRuntime.availableProcessors()},"runs":${conf.runs},""" +
+        s""""live":${conf.live},"commit":${conf.commit},"compact":${conf.compact},""" +
+        s""""prune":${conf.prune},"partitions":${conf.partitions},"results":[""",
+      ",",
+      "]}\n"
+    )
     Files.write(new File(conf.out, "log-scale.json").toPath, json.getBytes(StandardCharsets.UTF_8))
-    Files.write(new File(conf.out, "log-scale.md").toPath,
+    Files.write(
+      new File(conf.out, "log-scale.md").toPath,
       md.toString.getBytes(StandardCharsets.UTF_8))
     println(md.toString)
   }
@@ -372,7 +439,7 @@ object LogScaleBench {
     case "--out" :: v :: rest => parse(rest, c.copy(out = new File(v)))
     case "--no-delta" :: rest => parse(rest, c.copy(delta = false))
     case other => throw new IllegalArgumentException(
-      s"unknown arguments: ${other.mkString(" ")} (see the LogScaleBench scaladoc)")
+        s"unknown arguments: ${other.mkString(" ")} (see the LogScaleBench scaladoc)")
   }
 
   private def deleteRecursively(f: File): Unit = {

@@ -28,8 +28,10 @@ import io.indextables.spark.schema.IndexKind
  *    with the key, and leaves only the other conjuncts to Spark's own pushdown.
  * Runs on the driver, on the thread planning the query; holds no state of its own.
  */
-case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQueryExpressionRule.Phase)
-  extends Rule[LogicalPlan] with PredicateHelper {
+case class V2IndexQueryExpressionRule(
+    session: SparkSession,
+    phase: V2IndexQueryExpressionRule.Phase)
+    extends Rule[LogicalPlan] with PredicateHelper {
 
   import V2IndexQueryExpressionRule._
 
@@ -62,7 +64,10 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
     }
   }
 
-  private def checkColumn(iq: IndexQueryExpression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit = {
+  private def checkColumn(
+      iq: IndexQueryExpression,
+      child: LogicalPlan,
+      ctes: Map[Long, LogicalPlan]): Unit = {
     val attr = iq.child match {
       case a: Attribute => a
       case other => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, other.sql)
@@ -71,32 +76,44 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
       case Some((r: DataSourceV2Relation, name)) if indexTable(r).isDefined =>
         val table = indexTable(r).get
         val schema = table.indexSchema
-        if (schema.isPartitionColumn(name)) throw IndexTablesErrors.indexQueryOnPartitionColumn(iq.sql, name)
-        val field = schema.field(name).getOrElse(throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, name))
+        if (schema.isPartitionColumn(name))
+          throw IndexTablesErrors.indexQueryOnPartitionColumn(iq.sql, name)
+        val field =
+          schema.field(name).getOrElse(throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, name))
         iq.mode match {
           case IndexQueryMode.TextSearch if field.kind != IndexKind.Text =>
             throw IndexTablesErrors.indexQueryWrongFieldKind(iq.sql, name, field.kind.name, "text")
-          case IndexQueryMode.FieldMatch if field.kind == IndexKind.Text || field.kind == IndexKind.Json =>
-            throw IndexTablesErrors.indexQueryWrongFieldKind(iq.sql, name, field.kind.name,
+          case IndexQueryMode.FieldMatch
+              if field.kind == IndexKind.Text || field.kind == IndexKind.Json =>
+            throw IndexTablesErrors.indexQueryWrongFieldKind(
+              iq.sql,
+              name,
+              field.kind.name,
               "string or another exact (not tokenized) type")
           case _ =>
         }
-      case Some((leaf, _)) => throw IndexTablesErrors.indexQueryNotOnIndexTables(iq.sql, describe(leaf))
+      case Some((leaf, _)) =>
+        throw IndexTablesErrors.indexQueryNotOnIndexTables(iq.sql, describe(leaf))
       case None => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, attr.sql)
     }
   }
 
-  private def checkAll(all: IndexQueryAllExpression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit = {
+  private def checkAll(
+      all: IndexQueryAllExpression,
+      child: LogicalPlan,
+      ctes: Map[Long, LogicalPlan]): Unit = {
     val leaves = relations(child, ctes)
     leaves match {
       case Seq(r: DataSourceV2Relation) if indexTable(r).isDefined =>
-      case Seq(other) => throw IndexTablesErrors.indexQueryNotOnIndexTables(all.sql, describe(other))
+      case Seq(other) =>
+        throw IndexTablesErrors.indexQueryNotOnIndexTables(all.sql, describe(other))
       case _ => throw IndexTablesErrors.indexQueryAllAmbiguous(all.sql, leaves.map(describe))
     }
   }
 
   private def pushDown(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case Filter(cond, r: DataSourceV2Relation) if indexTable(r).isDefined && containsIndexQuery(cond) =>
+    case Filter(cond, r: DataSourceV2Relation)
+        if indexTable(r).isDefined && containsIndexQuery(cond) =>
       val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
       val names = r.output.map(a => a.exprId -> a.name).toMap
       val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
@@ -116,8 +133,12 @@ case class V2IndexQueryExpressionRule(session: SparkSession, phase: V2IndexQuery
     case Or(l, r) => MixedBooleanFilter.Or(toMixed(l, names), toMixed(r, names))
     case Not(c) => MixedBooleanFilter.Not(toMixed(c, names))
     case iq @ IndexQueryExpression(a: Attribute, query, mode) =>
-      MixedBooleanFilter.IndexQueryFilter(names.getOrElse(a.exprId,
-        throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, a.sql)), query, mode)
+      MixedBooleanFilter.IndexQueryFilter(
+        names.getOrElse(
+          a.exprId,
+          throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, a.sql)),
+        query,
+        mode)
     case IndexQueryAllExpression(query) => MixedBooleanFilter.IndexQueryAllFilter(query)
     case other if !containsIndexQuery(other) =>
       SparkFilterBridge.translateFilter(other)
@@ -138,7 +159,9 @@ object V2IndexQueryExpressionRule {
   }
 
   private def firstIndexQuery(e: Expression): Expression =
-    e.find { case _: IndexQueryExpression | _: IndexQueryAllExpression => true; case _ => false }.get
+    e.find {
+      case _: IndexQueryExpression | _: IndexQueryAllExpression => true; case _ => false
+    }.get
 
   def indexTable(r: DataSourceV2Relation): Option[IndexTables4SparkTable] = r.table match {
     case t: IndexTables4SparkTable => Some(t)
@@ -149,7 +172,10 @@ object V2IndexQueryExpressionRule {
    * The leaf that produces attribute `id` below `plan`, with the column's name there: followed
    * through projections (a column renamed by an alias), CTE references and every other node.
    */
-  def source(plan: LogicalPlan, id: ExprId, ctes: Map[Long, LogicalPlan]): Option[(LogicalPlan, String)] =
+  def source(
+      plan: LogicalPlan,
+      id: ExprId,
+      ctes: Map[Long, LogicalPlan]): Option[(LogicalPlan, String)] =
     plan match {
       case p: Project =>
         p.projectList.find(_.exprId == id) match {

@@ -13,130 +13,205 @@ object IndexTablesConf {
   // Writes and reads
 
   val MaxRowsPerSplit: ConfEntry[Long] = long(
-    "spark.indextables.maxRowsPerSplit", 1000000L,
-    "Rows after which a writer task finishes its split and starts a new one.", min = 1L)
+    "spark.indextables.maxRowsPerSplit",
+    1000000L,
+    "Rows after which a writer task finishes its split and starts a new one.",
+    min = 1L)
 
   val WriterHeapSize: ConfEntry[Long] = long(
-    "spark.indextables.indexWriter.heapSize", 50000000L,
-    "Bytes of indexing heap for each native index writer (one per partition being written).", min = 1L)
+    "spark.indextables.indexWriter.heapSize",
+    50000000L,
+    "Bytes of indexing heap for each native index writer (one per partition being written).",
+    min = 1L)
 
   val ArrowBatchRows: ConfEntry[Int] = int(
-    "spark.indextables.write.arrow.batchSize", 8192,
-    "Rows per Arrow batch exported to the native writer, and per batch of documents.", min = 1)
+    "spark.indextables.write.arrow.batchSize",
+    8192,
+    "Rows per Arrow batch exported to the native writer, and per batch of documents.",
+    min = 1)
 
   val ReadBatchSize: ConfEntry[Int] = int(
-    "spark.indextables.read.batchSize", 2048,
-    "Documents fetched from a split per native retrieval call.", min = 1)
+    "spark.indextables.read.batchSize",
+    2048,
+    "Documents fetched from a split per native retrieval call.",
+    min = 1)
 
   val CacheMaxSize: ConfEntry[Long] = long(
-    "spark.indextables.cache.maxSize", 268435456L,
-    "Bytes of the executor-wide split cache (footers and index pages).", min = 1L)
+    "spark.indextables.cache.maxSize",
+    268435456L,
+    "Bytes of the executor-wide split cache (footers and index pages).",
+    min = 1L)
 
   val StatsTruncationMaxLength: ConfEntry[Int] = int(
-    "spark.indextables.stats.truncation.maxLength", 32,
-    "Characters kept of string min/max statistics; longer values are truncated.", min = 1)
+    "spark.indextables.stats.truncation.maxLength",
+    32,
+    "Characters kept of string min/max statistics; longer values are truncated.",
+    min = 1)
 
   // Transaction log (read into a transaction.LogSettings value)
 
   val RetryMaxAttempts: ConfEntry[Int] = int(
-    "spark.indextables.transaction.retry.maxAttempts", 10,
-    "Maximum attempts of a commit that conflicts with other writers.", min = 1)
+    "spark.indextables.transaction.retry.maxAttempts",
+    10,
+    "Maximum attempts of a commit that conflicts with other writers.",
+    min = 1)
 
   val RetryBaseDelayMs: ConfEntry[Long] = long(
-    "spark.indextables.transaction.retry.baseDelayMs", 100L,
-    "Base delay of the exponential backoff between commit attempts.", min = 0L)
+    "spark.indextables.transaction.retry.baseDelayMs",
+    100L,
+    "Base delay of the exponential backoff between commit attempts.",
+    min = 0L)
 
   val RetryMaxDelayMs: ConfEntry[Long] = long(
-    "spark.indextables.transaction.retry.maxDelayMs", 5000L,
-    "Maximum delay between commit attempts.", min = 0L)
+    "spark.indextables.transaction.retry.maxDelayMs",
+    5000L,
+    "Maximum delay between commit attempts.",
+    min = 0L)
 
   val TransactionCompression: ConfEntry[Boolean] = boolean(
-    "spark.indextables.transaction.compression.enabled", true,
+    "spark.indextables.transaction.compression.enabled",
+    true,
     "Write transaction log version files gzip-compressed (with the 01 01 header).")
 
   val CheckpointEnabled: ConfEntry[Boolean] = boolean(
-    "spark.indextables.checkpoint.enabled", true,
+    "spark.indextables.checkpoint.enabled",
+    true,
     "Write a checkpoint every checkpoint.interval versions.")
 
   val CheckpointInterval: ConfEntry[Int] = int(
-    "spark.indextables.checkpoint.interval", 10,
-    "Versions between checkpoints.", min = 1)
+    "spark.indextables.checkpoint.interval",
+    10,
+    "Versions between checkpoints.",
+    min = 1)
 
   val CheckpointActionsPerPart: ConfEntry[Int] = int(
-    "spark.indextables.checkpoint.actionsPerPart", 100000,
-    "Actions per part of a JSON checkpoint; more actions make it multi-part.", min = 1)
+    "spark.indextables.checkpoint.actionsPerPart",
+    100000,
+    "Actions per part of a JSON checkpoint; more actions make it multi-part.",
+    min = 1)
 
   val StateFormat: ConfEntry[String] = oneOf(
-    "spark.indextables.state.format", "avro",
-    "Checkpoint format: avro (the Avro state, V4) or json.", Seq("avro", "json"))
+    "spark.indextables.state.format",
+    "avro",
+    "Checkpoint format: avro (the Avro state, V4) or json.",
+    Seq("avro", "json"))
 
   val StateCompression: ConfEntry[String] = oneOf(
-    "spark.indextables.state.compression", "zstd",
-    "Codec of the Avro state files: zstd, snappy or none.", Seq("zstd", "snappy", "none"))
+    "spark.indextables.state.compression",
+    "zstd",
+    "Codec of the Avro state files: zstd, snappy or none.",
+    Seq("zstd", "snappy", "none"))
 
   val StateCompressionLevel: ConfEntry[Int] = int(
-    "spark.indextables.state.compressionLevel", 3,
-    "Compression level of the zstd codec (1-22).", min = 1)
+    "spark.indextables.state.compressionLevel",
+    3,
+    "Compression level of the zstd codec (1-22).",
+    min = 1)
 
   val StateEntriesPerManifest: ConfEntry[Int] = int(
-    "spark.indextables.state.entriesPerManifest", 50000,
-    "Most file entries per Avro manifest.", min = 1)
+    "spark.indextables.state.entriesPerManifest",
+    50000,
+    "Most file entries per Avro manifest.",
+    min = 1)
 
   val StateReadParallelism: ConfEntry[Int] = int(
-    "spark.indextables.state.read.parallelism", 8,
-    "Manifests read concurrently when loading an Avro state.", min = 1)
+    "spark.indextables.state.read.parallelism",
+    8,
+    "Manifests read concurrently when loading an Avro state.",
+    min = 1)
 
   val StateRetryMaxAttempts: ConfEntry[Int] = int(
-    "spark.indextables.state.retry.maxAttempts", 10,
-    "Most attempts to write an Avro state when the state it builds on changes or a write fails.", min = 1)
+    "spark.indextables.state.retry.maxAttempts",
+    10,
+    "Most attempts to write an Avro state when the state it builds on changes or a write fails.",
+    min = 1)
 
   val StateRetryBaseDelayMs: ConfEntry[Long] = long(
-    "spark.indextables.state.retry.baseDelayMs", 100L,
-    "First backoff delay between state write attempts.", min = 0L)
+    "spark.indextables.state.retry.baseDelayMs",
+    100L,
+    "First backoff delay between state write attempts.",
+    min = 0L)
 
   val StateRetryMaxDelayMs: ConfEntry[Long] = long(
-    "spark.indextables.state.retry.maxDelayMs", 5000L,
-    "Largest backoff delay between state write attempts.", min = 0L)
+    "spark.indextables.state.retry.maxDelayMs",
+    5000L,
+    "Largest backoff delay between state write attempts.",
+    min = 0L)
 
   val CompactionTombstoneThreshold: ConfEntry[Double] = double(
-    "spark.indextables.state.compaction.tombstoneThreshold", 0.10,
-    "Tombstones over entries above which a checkpoint rewrites the state.", min = 0.0)
+    "spark.indextables.state.compaction.tombstoneThreshold",
+    0.10,
+    "Tombstones over entries above which a checkpoint rewrites the state.",
+    min = 0.0)
 
   val CompactionMaxManifests: ConfEntry[Int] = int(
-    "spark.indextables.state.compaction.maxManifests", 20,
-    "Manifests above which a checkpoint rewrites the state.", min = 1)
+    "spark.indextables.state.compaction.maxManifests",
+    20,
+    "Manifests above which a checkpoint rewrites the state.",
+    min = 1)
 
   val SchemaRenormalizeThreshold: ConfEntry[Int] = int(
-    "spark.indextables.state.schema.renormalizeThreshold", 5,
-    "Distinct docMappingRefs above which a checkpoint re-hashes them canonically.", min = 1)
+    "spark.indextables.state.schema.renormalizeThreshold",
+    5,
+    "Distinct docMappingRefs above which a checkpoint re-hashes them canonically.",
+    min = 1)
 
   val TxLogRetentionHours: ConfEntry[Long] = long(
-    "spark.indextables.purge.txLogRetentionHours", 720L,
-    "Hours a version file that a checkpoint covers is kept.", min = 0L)
+    "spark.indextables.purge.txLogRetentionHours",
+    720L,
+    "Hours a version file that a checkpoint covers is kept.",
+    min = 0L)
 
   val StateRetentionVersions: ConfEntry[Int] = int(
-    "spark.indextables.state.retention.versions", 2,
-    "Newest Avro states always kept.", min = 1)
+    "spark.indextables.state.retention.versions",
+    2,
+    "Newest Avro states always kept.",
+    min = 1)
 
   val StateRetentionHours: ConfEntry[Long] = long(
-    "spark.indextables.state.retention.hours", 168L,
-    "Hours an older Avro state is kept.", min = 0L)
+    "spark.indextables.state.retention.hours",
+    168L,
+    "Hours an older Avro state is kept.",
+    min = 0L)
 
   val MinManifestAgeHours: ConfEntry[Long] = long(
-    "spark.indextables.state.gc.minManifestAgeHours", 1L,
-    "Unreferenced manifests younger than this are never deleted.", min = 0L)
+    "spark.indextables.state.gc.minManifestAgeHours",
+    1L,
+    "Unreferenced manifests younger than this are never deleted.",
+    min = 0L)
 
   /** `spark.indextables.indexing.typemap.<column>` = string | text | json. */
   val TypemapPrefix: String = "spark.indextables.indexing.typemap."
 
   /** Every entry, in the order above. */
   val allEntries: Seq[ConfEntry[_]] = Seq(
-
-    MaxRowsPerSplit, WriterHeapSize, ArrowBatchRows, ReadBatchSize, CacheMaxSize,
-    StatsTruncationMaxLength, RetryMaxAttempts, RetryBaseDelayMs, RetryMaxDelayMs,
-    TransactionCompression, CheckpointEnabled, CheckpointInterval, CheckpointActionsPerPart,
-    StateFormat, StateCompression, StateCompressionLevel, StateEntriesPerManifest,
-    StateReadParallelism, StateRetryMaxAttempts, StateRetryBaseDelayMs, StateRetryMaxDelayMs,
-    CompactionTombstoneThreshold, CompactionMaxManifests, SchemaRenormalizeThreshold,
-    TxLogRetentionHours, StateRetentionVersions, StateRetentionHours, MinManifestAgeHours)
+    MaxRowsPerSplit,
+    WriterHeapSize,
+    ArrowBatchRows,
+    ReadBatchSize,
+    CacheMaxSize,
+    StatsTruncationMaxLength,
+    RetryMaxAttempts,
+    RetryBaseDelayMs,
+    RetryMaxDelayMs,
+    TransactionCompression,
+    CheckpointEnabled,
+    CheckpointInterval,
+    CheckpointActionsPerPart,
+    StateFormat,
+    StateCompression,
+    StateCompressionLevel,
+    StateEntriesPerManifest,
+    StateReadParallelism,
+    StateRetryMaxAttempts,
+    StateRetryBaseDelayMs,
+    StateRetryMaxDelayMs,
+    CompactionTombstoneThreshold,
+    CompactionMaxManifests,
+    SchemaRenormalizeThreshold,
+    TxLogRetentionHours,
+    StateRetentionVersions,
+    StateRetentionHours,
+    MinManifestAgeHours
+  )
 }

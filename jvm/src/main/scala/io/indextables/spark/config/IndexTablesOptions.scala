@@ -25,7 +25,9 @@ final case class IndexTablesOptions(
     sessionConf: Map[String, String] = Map.empty,
     tableProps: Map[String, String] = Map.empty) {
 
-  private def lower(m: Map[String, String]) = m.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+  private def lower(m: Map[String, String]) = m.map { case (k, v) =>
+    k.toLowerCase(Locale.ROOT) -> v
+  }
   @transient private lazy val layers = Seq(lower(options), lower(sessionConf), lower(tableProps))
 
   /** The raw value of `key` from the highest layer that sets it. */
@@ -77,7 +79,8 @@ final case class IndexTablesOptions(
       txLogRetentionHours = get(TxLogRetentionHours),
       stateRetentionVersions = get(StateRetentionVersions),
       stateRetentionHours = get(StateRetentionHours),
-      minManifestAgeHours = get(MinManifestAgeHours))
+      minManifestAgeHours = get(MinManifestAgeHours)
+    )
   }
 
   /**
@@ -91,6 +94,7 @@ final case class IndexTablesOptions(
 }
 
 object IndexTablesOptions {
+
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
 }

@@ -72,8 +72,13 @@ class IndexTables4SparkTable(
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new IndexTables4SparkWriteBuilder(name(), tablePath, requestedPartitionColumns,
-      existingSnapshot, resolvedOptions, info)
+    new IndexTables4SparkWriteBuilder(
+      name(),
+      tablePath,
+      requestedPartitionColumns,
+      existingSnapshot,
+      resolvedOptions,
+      info)
 }
 
 object IndexTables4SparkTable {

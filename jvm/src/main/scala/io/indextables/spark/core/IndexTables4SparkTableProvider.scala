@@ -5,13 +5,13 @@ import java.util
 import scala.collection.JavaConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
-import org.apache.spark.sql.indextables.SparkWriteBridge
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.indextables.SparkWriteBridge
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 
@@ -23,7 +23,7 @@ import io.indextables.spark.IndexTablesErrors
  * Ignore, Append, Overwrite) and writes through the same V2 BatchWrite.
  */
 class IndexTables4SparkTableProvider
-  extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+    extends TableProvider with DataSourceRegister with CreatableRelationProvider {
 
   override def shortName(): String = IndexTables4SparkTableProvider.ShortName
 
@@ -70,10 +70,18 @@ class IndexTables4SparkTableProvider
           new ObjectMapper().readValue(json, classOf[Array[String]]).toSeq
         }
         val options = parameters - partitionKey
-        val table = new IndexTables4SparkTable(path, data.schema, partitionColumns, options,
+        val table = new IndexTables4SparkTable(
+          path,
+          data.schema,
+          partitionColumns,
+          options,
           acceptsWrites = true)
-        SparkWriteBridge.write(sqlContext.sparkSession, table, data,
-          overwrite = mode == SaveMode.Overwrite, options)
+        SparkWriteBridge.write(
+          sqlContext.sparkSession,
+          table,
+          data,
+          overwrite = mode == SaveMode.Overwrite,
+          options)
     }
     val s = data.schema
     new BaseRelation {

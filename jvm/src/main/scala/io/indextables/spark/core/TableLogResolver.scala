@@ -58,7 +58,9 @@ object TableLogResolver {
       case (Some(_), Some(_)) => throw IndexTablesErrors.bothTimeTravelOptions()
       case (Some(v), None) =>
         val version = Try(v.trim.toLong).toOption.filter(_ >= 0)
-          .getOrElse(throw IndexTablesErrors.invalidOption("versionAsOf", v,
+          .getOrElse(throw IndexTablesErrors.invalidOption(
+            "versionAsOf",
+            v,
             "a non-negative version number"))
         Some(log(path, options).snapshotAt(version))
       case (None, Some(ts)) =>
@@ -76,7 +78,9 @@ object TableLogResolver {
       val zone = java.time.ZoneId.of(SparkSession.active.sessionState.conf.sessionLocalTimeZone)
       DateTimeUtils.stringToTimestamp(UTF8String.fromString(t), zone)
         .map(micros => Math.floorDiv(micros, 1000L))
-        .getOrElse(throw IndexTablesErrors.invalidOption("timestampAsOf", ts,
+        .getOrElse(throw IndexTablesErrors.invalidOption(
+          "timestampAsOf",
+          ts,
           "a timestamp such as 2024-01-01 12:00:00, or epoch milliseconds"))
     }
   }

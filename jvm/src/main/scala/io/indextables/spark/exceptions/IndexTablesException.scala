@@ -8,7 +8,7 @@ package io.indextables.spark.exceptions
  * [[io.indextables.spark.IndexTablesErrors]], one factory method per error.
  */
 class IndexTablesException(val errorClass: String, val reason: String, cause: Throwable = null)
-  extends RuntimeException(s"[$errorClass] $reason", cause) {
+    extends RuntimeException(s"[$errorClass] $reason", cause) {
 
   /** The stable error class, under the name Spark's `SparkThrowable` uses. */
   def getErrorClass: String = errorClass
@@ -19,11 +19,11 @@ class IndexTablesException(val errorClass: String, val reason: String, cause: Th
  * log file, an unsupported protocol, or an invalid commit. The message names the table or file.
  */
 class TransactionLogException(errorClass: String, reason: String, cause: Throwable = null)
-  extends IndexTablesException(errorClass, reason, cause)
+    extends IndexTablesException(errorClass, reason, cause)
 
 /** A commit that gave up after the configured number of attempts lost to other writers. */
 class ConcurrentCommitException(reason: String)
-  extends TransactionLogException(ConcurrentCommitException.ErrorClass, reason)
+    extends TransactionLogException(ConcurrentCommitException.ErrorClass, reason)
 
 object ConcurrentCommitException {
   val ErrorClass: String = "INDEXTABLES_CONCURRENT_COMMIT"

@@ -1,8 +1,8 @@
 package io.indextables.spark.expressions
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, LeafExpression, Predicate, UnaryExpression}
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.{Expression, LeafExpression, Predicate, UnaryExpression}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.filters.IndexQueryMode
@@ -14,7 +14,7 @@ import io.indextables.spark.filters.IndexQueryMode
  * the table's scan. Evaluating one that was not moved fails with an error naming it.
  */
 final case class IndexQueryExpression(child: Expression, query: String, mode: IndexQueryMode)
-  extends UnaryExpression with Predicate with CodegenFallback {
+    extends UnaryExpression with Predicate with CodegenFallback {
 
   override def nullable: Boolean = false
 
@@ -38,7 +38,7 @@ final case class IndexQueryExpression(child: Expression, query: String, mode: In
  * only ever runs inside the scan.
  */
 final case class IndexQueryAllExpression(query: String)
-  extends LeafExpression with Predicate with CodegenFallback {
+    extends LeafExpression with Predicate with CodegenFallback {
 
   override def nullable: Boolean = false
 

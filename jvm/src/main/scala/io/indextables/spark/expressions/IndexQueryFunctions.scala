@@ -28,29 +28,39 @@ object IndexQueryFunctions {
     columnFunction(FieldMatchFunction, IndexQueryMode.FieldMatch),
     (
       FunctionIdentifier(IndexQueryAllFunction),
-      info(IndexQueryAllFunction, classOf[IndexQueryAllExpression],
+      info(
+        IndexQueryAllFunction,
+        classOf[IndexQueryAllExpression],
         "_FUNC_('query') - TRUE where the tantivy query matches any string or text field."),
-      (args: Seq[Expression]) => args match {
-        case Seq(q) => IndexQueryAllExpression(literal(IndexQueryAllFunction, q))
-        case _ => throw IndexTablesErrors.indexQueryArguments(IndexQueryAllFunction, 1, args.size)
-      })
+      (args: Seq[Expression]) =>
+        args match {
+          case Seq(q) => IndexQueryAllExpression(literal(IndexQueryAllFunction, q))
+          case _ => throw IndexTablesErrors.indexQueryArguments(IndexQueryAllFunction, 1, args.size)
+        })
   )
 
-  private def columnFunction(name: String, mode: IndexQueryMode): (FunctionIdentifier, ExpressionInfo, Builder) = (
+  private def columnFunction(
+      name: String,
+      mode: IndexQueryMode): (FunctionIdentifier, ExpressionInfo, Builder) = (
     FunctionIdentifier(name),
-    info(name, classOf[IndexQueryExpression],
+    info(
+      name,
+      classOf[IndexQueryExpression],
       s"_FUNC_(column, 'query') - TRUE where the tantivy query matches, searched in column " +
-        s"(SQL: column ${mode.operator} 'query')."),
-    (args: Seq[Expression]) => args match {
-      case Seq(col, q) => IndexQueryExpression(col, literal(name, q), mode)
-      case _ => throw IndexTablesErrors.indexQueryArguments(name, 2, args.size)
-    })
+        s"(SQL: column ${mode.operator} 'query')."
+    ),
+    (args: Seq[Expression]) =>
+      args match {
+        case Seq(col, q) => IndexQueryExpression(col, literal(name, q), mode)
+        case _ => throw IndexTablesErrors.indexQueryArguments(name, 2, args.size)
+      })
 
   private def info(name: String, cls: Class[_], usage: String): ExpressionInfo =
     new ExpressionInfo(cls.getCanonicalName, null, name, usage, "", "", "", "", "", "", "")
 
   private def literal(function: String, e: Expression): String = {
-    if (!e.foldable || e.dataType != StringType) throw IndexTablesErrors.indexQueryNotLiteral(function, e.sql)
+    if (!e.foldable || e.dataType != StringType)
+      throw IndexTablesErrors.indexQueryNotLiteral(function, e.sql)
     e.eval() match {
       case s: UTF8String => s.toString
       case _ => throw IndexTablesErrors.indexQueryNotLiteral(function, e.sql)

@@ -43,13 +43,15 @@ object Outcomes {
       canBeTrue = l.canBeTrue && r.canBeTrue,
       canBeFalse = l.canBeFalse || r.canBeFalse,
       canBeNull = (l.canBeNull && (r.canBeTrue || r.canBeNull)) ||
-        (r.canBeNull && (l.canBeTrue || l.canBeNull)))
+        (r.canBeNull && (l.canBeTrue || l.canBeNull))
+    )
 
     override def or(l: Outcomes, r: Outcomes): Outcomes = Outcomes(
       canBeTrue = l.canBeTrue || r.canBeTrue,
       canBeFalse = l.canBeFalse && r.canBeFalse,
       canBeNull = (l.canBeNull && (r.canBeFalse || r.canBeNull)) ||
-        (r.canBeNull && (l.canBeFalse || l.canBeNull)))
+        (r.canBeNull && (l.canBeFalse || l.canBeNull))
+    )
 
     override def not(c: Outcomes): Outcomes = Outcomes(c.canBeFalse, c.canBeTrue, c.canBeNull)
   }

@@ -50,14 +50,19 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
    */
   private def leafSides(f: Filter): QuerySides = {
     lazy val t = leaf(f)
-    new QuerySides(t, t.filter(_.exact).map { exact =>
-      val column = f.references.headOption.flatMap(field)
-      if (FilterLogic.neverNull(f)) TranslatedFilter(QuerySides.allBut(exact.query), exact = true)
-      else if (FilterLogic.falseWhereNotTrue(f) && column.exists(hasExistence)) {
-        TranslatedFilter(new SplitBooleanQuery().addMust(new SplitExistsQuery(column.get.name))
-          .addMustNot(exact.query), exact = true)
-      } else TranslatedFilter(QuerySides.allBut(exact.query), exact = false)
-    })
+    new QuerySides(
+      t,
+      t.filter(_.exact).map { exact =>
+        val column = f.references.headOption.flatMap(field)
+        if (FilterLogic.neverNull(f)) TranslatedFilter(QuerySides.allBut(exact.query), exact = true)
+        else if (FilterLogic.falseWhereNotTrue(f) && column.exists(hasExistence)) {
+          TranslatedFilter(
+            new SplitBooleanQuery().addMust(new SplitExistsQuery(column.get.name))
+              .addMustNot(exact.query),
+            exact = true)
+        } else TranslatedFilter(QuerySides.allBut(exact.query), exact = false)
+      }
+    )
   }
 
   private def leaf(filter: Filter): Option[TranslatedFilter] = filter match {
@@ -80,14 +85,16 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     case GreaterThanOrEqual(a, v) => range(a, Some((v, true)), None)
     case LessThan(a, v) => range(a, None, Some((v, false)))
     case LessThanOrEqual(a, v) => range(a, None, Some((v, true)))
-    case IsNotNull(a) => field(a).filter(hasExistence).map(f => TranslatedFilter(new SplitExistsQuery(f.name), exact = true))
+    case IsNotNull(a) => field(a).filter(hasExistence).map(f =>
+        TranslatedFilter(new SplitExistsQuery(f.name), exact = true))
     case IsNull(a) =>
       field(a).filter(hasExistence).map { f =>
         TranslatedFilter(QuerySides.allBut(new SplitExistsQuery(f.name)), exact = true)
       }
     case StringStartsWith(a, prefix) => wildcard(a, prefix, s => s"$s*")
     case StringEndsWith(a, suffix) => wildcard(a, suffix, s => s"*$s")
-    case StringContains(a, sub) if field(a).exists(_.kind == IndexKind.Text) && !sub.forall(isAsciiAlnum) =>
+    case StringContains(a, sub)
+        if field(a).exists(_.kind == IndexKind.Text) && !sub.forall(isAsciiAlnum) =>
       if (tokenQueries) textContains(a, sub) else None
     case StringContains(a, sub) => wildcard(a, sub, s => s"*$s*")
     case _ => None
@@ -114,18 +121,19 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
   private def translateAll(filters: Seq[Filter]): (Option[SplitQuery], Seq[Filter], Seq[Filter]) = {
     val (ranges, others) = filters.partition(isRangeOnField)
     val byField = ranges.groupBy(rangeField)
-    val rangeResults: Seq[(Seq[Filter], Option[TranslatedFilter])] = byField.toSeq.map { case (a, fs) =>
-      val lower = fs.collect {
-        case GreaterThan(_, v) => (v, false)
-        case GreaterThanOrEqual(_, v) => (v, true)
+    val rangeResults: Seq[(Seq[Filter], Option[TranslatedFilter])] =
+      byField.toSeq.map { case (a, fs) =>
+        val lower = fs.collect {
+          case GreaterThan(_, v) => (v, false)
+          case GreaterThanOrEqual(_, v) => (v, true)
+        }
+        val upper = fs.collect {
+          case LessThan(_, v) => (v, false)
+          case LessThanOrEqual(_, v) => (v, true)
+        }
+        if (lower.size <= 1 && upper.size <= 1) (fs, range(a, lower.headOption, upper.headOption))
+        else (fs, None)
       }
-      val upper = fs.collect {
-        case LessThan(_, v) => (v, false)
-        case LessThanOrEqual(_, v) => (v, true)
-      }
-      if (lower.size <= 1 && upper.size <= 1) (fs, range(a, lower.headOption, upper.headOption))
-      else (fs, None)
-    }
     val otherResults = others.map(f => (Seq(f), translate(f)))
     val all = rangeResults ++ otherResults
     val pushed = all.collect { case (fs, Some(_)) => fs }.flatten
@@ -140,7 +148,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
   }
 
   private def isRangeOnField(f: Filter): Boolean = f match {
-    case GreaterThan(_, _) | GreaterThanOrEqual(_, _) | LessThan(_, _) | LessThanOrEqual(_, _) => true
+    case GreaterThan(_, _) | GreaterThanOrEqual(_, _) | LessThan(_, _) | LessThanOrEqual(_, _) =>
+      true
     case _ => false
   }
 
@@ -154,39 +163,55 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     case _ => true
   }
 
-  private def equalTo(f: IndexedField, v: Any): Option[TranslatedFilter] = (f.kind, f.dataType, v) match {
-    case (IndexKind.RawString, _, s: String) => Some(TranslatedFilter(new SplitTermQuery(f.name, s), exact = true))
-    case (IndexKind.I64, _, n @ (_: Int | _: Long | _: Short | _: Byte)) =>
-      Some(TranslatedFilter(new SplitTermQuery(f.name, n.toString), exact = true))
-    case (IndexKind.F64, DoubleType | FloatType, n) =>
-      floating(n).filter(d => !d.isNaN && !d.isInfinite && d != 0.0).map { d =>
-        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, d.toString, d.toString, "f64"), exact = true)
-      }
-    case (IndexKind.Bool, _, b: Boolean) => Some(TranslatedFilter(new SplitTermQuery(f.name, b.toString), exact = true))
-    case (IndexKind.DateTime, DateType, d) =>
-      dateValue(d).map { day =>
-        val s = dateTimeString(day)
-        TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, s, s, "date"), exact = true)
-      }
-    case (IndexKind.DateTime, TimestampType, t) =>
-      timestampMicros(t).map { micros =>
-        // The whole second holding the value: the Arrow FFI path indexes seconds, the
-        // batch-document path keeps sub-second precision; [s, s+1) covers both.
-        val lo = Math.floorDiv(micros, 1000000L)
-        TranslatedFilter(new SplitRangeQuery(f.name, SplitRangeQuery.RangeBound.inclusive(instant(lo)),
-          SplitRangeQuery.RangeBound.exclusive(instant(lo + 1)), "date"), exact = false)
-      }
-    case _ => None
-  }
+  private def equalTo(f: IndexedField, v: Any): Option[TranslatedFilter] =
+    (f.kind, f.dataType, v) match {
+      case (IndexKind.RawString, _, s: String) =>
+        Some(TranslatedFilter(new SplitTermQuery(f.name, s), exact = true))
+      case (IndexKind.I64, _, n @ (_: Int | _: Long | _: Short | _: Byte)) =>
+        Some(TranslatedFilter(new SplitTermQuery(f.name, n.toString), exact = true))
+      case (IndexKind.F64, DoubleType | FloatType, n) =>
+        floating(n).filter(d => !d.isNaN && !d.isInfinite && d != 0.0).map { d =>
+          TranslatedFilter(
+            SplitRangeQuery.inclusiveRange(f.name, d.toString, d.toString, "f64"),
+            exact = true)
+        }
+      case (IndexKind.Bool, _, b: Boolean) =>
+        Some(TranslatedFilter(new SplitTermQuery(f.name, b.toString), exact = true))
+      case (IndexKind.DateTime, DateType, d) =>
+        dateValue(d).map { day =>
+          val s = dateTimeString(day)
+          TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, s, s, "date"), exact = true)
+        }
+      case (IndexKind.DateTime, TimestampType, t) =>
+        timestampMicros(t).map { micros =>
+          // The whole second holding the value: the Arrow FFI path indexes seconds, the
+          // batch-document path keeps sub-second precision; [s, s+1) covers both.
+          val lo = Math.floorDiv(micros, 1000000L)
+          TranslatedFilter(
+            new SplitRangeQuery(
+              f.name,
+              SplitRangeQuery.RangeBound.inclusive(instant(lo)),
+              SplitRangeQuery.RangeBound.exclusive(instant(lo + 1)),
+              "date"),
+            exact = false)
+        }
+      case _ => None
+    }
 
-  private def range(attr: String, lower: Option[(Any, Boolean)], upper: Option[(Any, Boolean)]): Option[TranslatedFilter] =
+  private def range(
+      attr: String,
+      lower: Option[(Any, Boolean)],
+      upper: Option[(Any, Boolean)]): Option[TranslatedFilter] =
     field(attr).flatMap { f =>
-      def bound(b: Option[(Any, Boolean)], render: Any => Option[String]): Option[SplitRangeQuery.RangeBound] =
+      def bound(
+          b: Option[(Any, Boolean)],
+          render: Any => Option[String]): Option[SplitRangeQuery.RangeBound] =
         b match {
           case None => Some(SplitRangeQuery.RangeBound.unbounded())
           case Some((v, inclusive)) => render(v).map { s =>
-            if (inclusive) SplitRangeQuery.RangeBound.inclusive(s) else SplitRangeQuery.RangeBound.exclusive(s)
-          }
+              if (inclusive) SplitRangeQuery.RangeBound.inclusive(s)
+              else SplitRangeQuery.RangeBound.exclusive(s)
+            }
         }
       (f.kind, f.dataType) match {
         case (IndexKind.RawString, _) =>
@@ -194,7 +219,10 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
           for (lo <- bound(lower, r); hi <- bound(upper, r))
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "str"), exact = true)
         case (IndexKind.I64, _) =>
-          val r = (v: Any) => v match { case n @ (_: Int | _: Long | _: Short | _: Byte) => Some(n.toString); case _ => None }
+          val r = (v: Any) =>
+            v match {
+              case n @ (_: Int | _: Long | _: Short | _: Byte) => Some(n.toString); case _ => None
+            }
           for (lo <- bound(lower, r); hi <- bound(upper, r))
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "i64"), exact = true)
         case (IndexKind.F64, DoubleType | FloatType) if upper.isDefined =>
@@ -208,12 +236,18 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "date"), exact = true)
         case (IndexKind.DateTime, TimestampType) =>
           // Widen to whole seconds, inclusive: a superset that Spark narrows again.
-          val lo = lower.map { case (v, _) => timestampMicros(v).map(m => instant(Math.floorDiv(m, 1000000L))) }
-          val hi = upper.map { case (v, _) => timestampMicros(v).map(m => instant(Math.floorDiv(m + 999999L, 1000000L))) }
+          val lo = lower.map { case (v, _) =>
+            timestampMicros(v).map(m => instant(Math.floorDiv(m, 1000000L)))
+          }
+          val hi = upper.map { case (v, _) =>
+            timestampMicros(v).map(m => instant(Math.floorDiv(m + 999999L, 1000000L)))
+          }
           if (lo.exists(_.isEmpty) || hi.exists(_.isEmpty)) None
           else {
-            val l = lo.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(SplitRangeQuery.RangeBound.unbounded())
-            val h = hi.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(SplitRangeQuery.RangeBound.unbounded())
+            val l = lo.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(
+              SplitRangeQuery.RangeBound.unbounded())
+            val h = hi.flatten.map(SplitRangeQuery.RangeBound.inclusive).getOrElse(
+              SplitRangeQuery.RangeBound.unbounded())
             Some(TranslatedFilter(new SplitRangeQuery(f.name, l, h, "date"), exact = false))
           }
         case _ => None
@@ -227,22 +261,30 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
    * other character, and the batch-document path keeps tokens up to tantivy's maximum length),
    * and tokens are lower-cased, so the lower-cased pattern matches a superset of the rows.
    */
-  private def wildcard(attr: String, value: String, pattern: String => String): Option[TranslatedFilter] =
+  private def wildcard(
+      attr: String,
+      value: String,
+      pattern: String => String): Option[TranslatedFilter] =
     field(attr).flatMap { f =>
       f.kind match {
-        case IndexKind.RawString if value.nonEmpty && !value.exists(c => c == '*' || c == '?' || c == '\\') =>
+        case IndexKind.RawString
+            if value.nonEmpty && !value.exists(c => c == '*' || c == '?' || c == '\\') =>
           Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value)), exact = false))
         case IndexKind.Text if tokenQueries && value.nonEmpty && value.forall(isAsciiAlnum) =>
-          Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value.toLowerCase(java.util.Locale.ROOT))), exact = false))
+          Some(TranslatedFilter(
+            new SplitWildcardQuery(f.name, pattern(value.toLowerCase(java.util.Locale.ROOT))),
+            exact = false))
         case _ => None
       }
     }
 
   /** `=` on a text column: the phrase of the value's tokens, a superset Spark narrows. */
   private def textEquals(attr: String, value: String): Option[TranslatedFilter] = {
-    val tokens = value.split("[^A-Za-z0-9]+").filter(_.nonEmpty).map(_.toLowerCase(java.util.Locale.ROOT))
+    val tokens =
+      value.split("[^A-Za-z0-9]+").filter(_.nonEmpty).map(_.toLowerCase(java.util.Locale.ROOT))
     if (!value.forall(_ < 128) || tokens.isEmpty) None
-    else if (tokens.length == 1) Some(TranslatedFilter(new SplitTermQuery(attr, tokens.head), exact = false))
+    else if (tokens.length == 1)
+      Some(TranslatedFilter(new SplitTermQuery(attr, tokens.head), exact = false))
     else Some(TranslatedFilter(new SplitPhraseQuery(attr, tokens.toList.asJava), exact = false))
   }
 
@@ -265,8 +307,10 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
         case Seq(t) => Some(new SplitTermQuery(attr, t))
         case ts => Some(new SplitPhraseQuery(attr, ts.asJava))
       },
-      runs.headOption.filter(_.start == 0).map(m => new SplitWildcardQuery(attr, s"*${lower(m.matched)}")),
-      runs.lastOption.filter(_.end == value.length).map(m => new SplitWildcardQuery(attr, s"${lower(m.matched)}*"))
+      runs.headOption.filter(_.start == 0).map(m =>
+        new SplitWildcardQuery(attr, s"*${lower(m.matched)}")),
+      runs.lastOption.filter(_.end == value.length).map(m =>
+        new SplitWildcardQuery(attr, s"${lower(m.matched)}*"))
     ).flatten
     val query: SplitQuery = clauses match {
       case Seq(q) => q
@@ -292,8 +336,11 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
 
   private def timestampMicros(v: Any): Option[Long] = v match {
     case t: java.sql.Timestamp =>
-      Some(Math.addExact(Math.multiplyExact(Math.floorDiv(t.getTime, 1000L), 1000000L), (t.getNanos / 1000).toLong))
-    case i: Instant => Some(Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong))
+      Some(Math.addExact(
+        Math.multiplyExact(Math.floorDiv(t.getTime, 1000L), 1000000L),
+        (t.getNanos / 1000).toLong))
+    case i: Instant =>
+      Some(Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong))
     case _ => None
   }
 

@@ -34,20 +34,23 @@ final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
    */
   private def outcomes(bounds: Map[String, PartitionBounds], f: Filter): Outcomes =
     if (FilterLogic.nullRejecting(f) && f.references.length == 1 &&
-        bounds.get(f.references.head).contains(PartitionBounds(None, None))) Outcomes.AlwaysNull
+      bounds.get(f.references.head).contains(PartitionBounds(None, None))) Outcomes.AlwaysNull
     else if (possible(bounds, f)) Outcomes.Unknown
     else Outcomes.NeverTrue
 
   /** False only when no split under `bounds` can make the leaf `f` TRUE. */
   private def possible(bounds: Map[String, PartitionBounds], f: Filter): Boolean = f match {
-    case EqualTo(c, v) => compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
+    case EqualTo(c, v) =>
+      compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
     case EqualNullSafe(c, v) if v != null =>
       compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi)
     case In(c, vs) =>
-      vs.exists(v => v != null &&
-        compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi))
+      vs.exists(v =>
+        v != null &&
+          compare(bounds, c, v, equality = true)(s => (lo, hi) => lo <= s && s <= hi))
     case GreaterThan(c, v) => compare(bounds, c, v, equality = false)(s => (_, hi) => hi > s)
-    case GreaterThanOrEqual(c, v) => compare(bounds, c, v, equality = false)(s => (_, hi) => hi >= s)
+    case GreaterThanOrEqual(c, v) =>
+      compare(bounds, c, v, equality = false)(s => (_, hi) => hi >= s)
     case LessThan(c, v) => compare(bounds, c, v, equality = false)(s => (lo, _) => lo < s)
     case LessThanOrEqual(c, v) => compare(bounds, c, v, equality = false)(s => (lo, _) => lo <= s)
     case StringStartsWith(c, prefix) if ordered(c, prefix) =>
@@ -67,9 +70,9 @@ final class ManifestPruner(schema: StructType, partitionColumns: Seq[String]) {
     if (v == null) false
     else canonical(c, v, equality) match {
       case Some(s) => withBounds(bounds, c) { (lo, hi) =>
-        // Bounds with surrogates may order differently from Spark, except for equality.
-        if (!equality && (hasSurrogate(lo) || hasSurrogate(hi))) true else test(s)(lo, hi)
-      }
+          // Bounds with surrogates may order differently from Spark, except for equality.
+          if (!equality && (hasSurrogate(lo) || hasSurrogate(hi))) true else test(s)(lo, hi)
+        }
       case None => true
     }
 

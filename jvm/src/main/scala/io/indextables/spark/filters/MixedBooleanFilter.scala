@@ -6,10 +6,13 @@ import org.apache.spark.sql.sources.Filter
 sealed abstract class IndexQueryMode(val operator: String) extends Serializable
 
 object IndexQueryMode {
+
   /** `col indexquery 'q'`: any indexed field; the query may name other fields too. */
   case object IndexQuery extends IndexQueryMode("indexquery")
+
   /** `col textsearch 'q'`: tokenized (`text`) fields only. */
   case object TextSearch extends IndexQueryMode("textsearch")
+
   /** `col fieldmatch 'q'`: exact (not tokenized) fields only. */
   case object FieldMatch extends IndexQueryMode("fieldmatch")
 }
@@ -27,12 +30,12 @@ sealed trait MixedBooleanFilter extends Serializable {
 
 object MixedBooleanFilter {
   final case class And(left: MixedBooleanFilter, right: MixedBooleanFilter)
-    extends MixedBooleanFilter {
+      extends MixedBooleanFilter {
     override def toString: String = s"($left AND $right)"
   }
 
   final case class Or(left: MixedBooleanFilter, right: MixedBooleanFilter)
-    extends MixedBooleanFilter {
+      extends MixedBooleanFilter {
     override def toString: String = s"($left OR $right)"
   }
 
@@ -47,7 +50,7 @@ object MixedBooleanFilter {
 
   /** `column <mode> 'query'`: the query string searched with `column` as its default field. */
   final case class IndexQueryFilter(column: String, query: String, mode: IndexQueryMode)
-    extends MixedBooleanFilter {
+      extends MixedBooleanFilter {
     override def toString: String = s"$column ${mode.operator} '$query'"
   }
 

@@ -33,7 +33,8 @@ final class MixedBooleanFilterConverter(
       .getOrElse(throw IndexTablesErrors.indexQueryWithInexact(f.toString))
 
   private def leaf(f: MixedBooleanFilter): QuerySides = f match {
-    case MixedBooleanFilter.IndexQueryFilter(column, query, _) => indexQuery(parse(query, Seq(column)))
+    case MixedBooleanFilter.IndexQueryFilter(column, query, _) =>
+      indexQuery(parse(query, Seq(column)))
     case MixedBooleanFilter.IndexQueryAllFilter(query) => indexQuery(parse(query, allFields))
     case MixedBooleanFilter.Regular(filter) =>
       val sides = regular.sides(filter)

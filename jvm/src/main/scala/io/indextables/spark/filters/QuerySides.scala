@@ -28,19 +28,26 @@ object QuerySides {
   }
 
   /** Rows in both; with one side unknown, the other side is a superset of them. */
-  private def all(a: Option[TranslatedFilter], b: Option[TranslatedFilter]): Option[TranslatedFilter] =
+  private def all(
+      a: Option[TranslatedFilter],
+      b: Option[TranslatedFilter]): Option[TranslatedFilter] =
     (a, b) match {
       case (Some(x), Some(y)) =>
-        Some(TranslatedFilter(new SplitBooleanQuery().addMust(x.query).addMust(y.query), x.exact && y.exact))
+        Some(TranslatedFilter(
+          new SplitBooleanQuery().addMust(x.query).addMust(y.query),
+          x.exact && y.exact))
       case (Some(x), None) => Some(x.copy(exact = false))
       case (None, Some(y)) => Some(y.copy(exact = false))
       case _ => None
     }
 
   /** Rows in either; a superset of a union needs supersets of both sides. */
-  private def any(a: Option[TranslatedFilter], b: Option[TranslatedFilter]): Option[TranslatedFilter] =
-    for (x <- a; y <- b) yield
-      TranslatedFilter(new SplitBooleanQuery().addShould(x.query).addShould(y.query), x.exact && y.exact)
+  private def any(
+      a: Option[TranslatedFilter],
+      b: Option[TranslatedFilter]): Option[TranslatedFilter] =
+    for (x <- a; y <- b) yield TranslatedFilter(
+      new SplitBooleanQuery().addShould(x.query).addShould(y.query),
+      x.exact && y.exact)
 
   /** Every row that `q` does not match. */
   def allBut(q: SplitQuery): SplitQuery =

@@ -18,7 +18,10 @@ import io.indextables.spark.transaction.AddAction
  *
  * @param schema the table schema
  */
-final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZone: String,
+final class SplitPruner(
+    schema: StructType,
+    partitionColumns: Seq[String],
+    timeZone: String,
     statsTruncatedAt: Int) {
 
   /**
@@ -33,7 +36,8 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
   /** True if some row of `add` may satisfy every filter. */
   def mayMatch(add: AddAction, filters: Seq[Filter]): Boolean = filters.forall { f =>
     FilterLogic.fold(f) { leaf =>
-      if (leaf.references.nonEmpty && allPartition(leaf)) partitionOutcomes(add.partitionValues, leaf)
+      if (leaf.references.nonEmpty && allPartition(leaf))
+        partitionOutcomes(add.partitionValues, leaf)
       else statsOutcomes(add, leaf)
     }.canBeTrue
   }
@@ -48,6 +52,7 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
   private def partitionOutcomes(values: Map[String, String], f: Filter): Outcomes = {
     def value(c: String): Any =
       PartitionValues.decode(values.get(c).flatMap(Option(_)).orNull, schema(c).dataType, timeZone)
+
     /** Some(Some(b)) for TRUE/FALSE, Some(None) for NULL, None when it cannot tell. */
     def cmp(c: String, v: Any)(ok: Int => Boolean): Option[Option[Boolean]] = {
       val pv = value(c)
@@ -123,24 +128,26 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
       case LessThan(c, v) => range(c, v)((toMin, _) => toMin <= 0)
       case LessThanOrEqual(c, v) => range(c, v)((toMin, _) => toMin < 0)
       case In(c, vs) if vs.nonEmpty =>
-        if (vs.forall(v => range(c, v)((a, b) => a < 0 || b > 0) == Outcomes.NeverTrue)) Outcomes.NeverTrue
+        if (vs.forall(v => range(c, v)((a, b) => a < 0 || b > 0) == Outcomes.NeverTrue))
+          Outcomes.NeverTrue
         else Outcomes.Unknown
       case _ => Outcomes.Unknown
     }
   }
 
-  private def parse(dt: DataType, s: String): Option[Any] = try {
-    Some(dt match {
-      case StringType => UTF8String.fromString(s)
-      case IntegerType | LongType => s.toLong
-      case DoubleType => s.toDouble
-      // Writers record a float as Float.toString; read as a double, "0.7" lies above 0.7f.
-      case FloatType => s.toFloat.toDouble
-      case _: DecimalType => BigDecimal(s)
-      case DateType => LocalDate.parse(s).toEpochDay
-      case TimestampType => StatsValues.parseTimestamp(s)
-    })
-  } catch { case _: Exception => None }
+  private def parse(dt: DataType, s: String): Option[Any] =
+    try {
+      Some(dt match {
+        case StringType => UTF8String.fromString(s)
+        case IntegerType | LongType => s.toLong
+        case DoubleType => s.toDouble
+        // Writers record a float as Float.toString; read as a double, "0.7" lies above 0.7f.
+        case FloatType => s.toFloat.toDouble
+        case _: DecimalType => BigDecimal(s)
+        case DateType => LocalDate.parse(s).toEpochDay
+        case TimestampType => StatsValues.parseTimestamp(s)
+      })
+    } catch { case _: Exception => None }
 
   /** Compares a filter value (Scala/Java external type) with a parsed statistic or partition value. */
   private def compareTyped(dt: DataType, a: Any, b: Any): Option[Int] = {
@@ -154,24 +161,27 @@ final class SplitPruner(schema: StructType, partitionColumns: Seq[String], timeZ
       case _ => None
     }
     def day(x: Any): Option[Long] = x match {
-      case d: java.sql.Date => Some(d.toLocalDate.toEpochDay); case d: LocalDate => Some(d.toEpochDay)
+      case d: java.sql.Date => Some(d.toLocalDate.toEpochDay);
+      case d: LocalDate => Some(d.toEpochDay)
       case i: Int => Some(i.toLong); case l: Long => Some(l); case _ => None
     }
     def micros(x: Any): Option[Long] = x match {
-      case t: java.sql.Timestamp => Some(Math.floorDiv(t.getTime, 1000L) * 1000000L + t.getNanos / 1000)
+      case t: java.sql.Timestamp =>
+        Some(Math.floorDiv(t.getTime, 1000L) * 1000000L + t.getNanos / 1000)
       case i: java.time.Instant => Some(i.getEpochSecond * 1000000L + i.getNano / 1000)
       case l: Long => Some(l); case _ => None
     }
     def str(x: Any): Option[UTF8String] = x match {
-      case s: String => Some(UTF8String.fromString(s)); case u: UTF8String => Some(u); case _ => None
+      case s: String => Some(UTF8String.fromString(s)); case u: UTF8String => Some(u);
+      case _ => None
     }
     dt match {
       case StringType => for (x <- str(a); y <- str(b)) yield x.compareTo(y)
       case DateType => for (x <- day(a); y <- day(b)) yield java.lang.Long.compare(x, y)
       case TimestampType => for (x <- micros(a); y <- micros(b)) yield java.lang.Long.compare(x, y)
       case BooleanType => (a, b) match {
-        case (x: Boolean, y: Boolean) => Some(java.lang.Boolean.compare(x, y)); case _ => None
-      }
+          case (x: Boolean, y: Boolean) => Some(java.lang.Boolean.compare(x, y)); case _ => None
+        }
       case _ => for (x <- num(a); y <- num(b)) yield x.compare(y)
     }
   }

@@ -19,12 +19,16 @@ final case class GroupColumn(name: String, dataType: DataType, isPartition: Bool
  * @param countField a single-valued fast field whose value count (plus the matches without a
  *                   value) counts a filtered split's matches without listing them
  */
-final case class AggregatePlan(groupBy: Seq[GroupColumn], counts: Int, countField: Option[String] = None) {
+final case class AggregatePlan(
+    groupBy: Seq[GroupColumn],
+    counts: Int,
+    countField: Option[String] = None) {
 
   /** The scan's output: group columns in Spark's order, then the counts. */
   def schema: StructType = StructType(
     groupBy.map(g => StructField(g.name, g.dataType, nullable = true)) ++
-      (0 until counts).map(i => StructField(if (i == 0) "count(*)" else s"count(*)_$i", LongType, nullable = false)))
+      (0 until counts).map(i =>
+        StructField(if (i == 0) "count(*)" else s"count(*)_$i", LongType, nullable = false)))
 
   /** The data column counted by a terms aggregation, if any. */
   def fieldGroup: Option[GroupColumn] = groupBy.find(!_.isPartition)
@@ -43,14 +47,18 @@ object AggregatePlan {
    * only data columns whose fast field holds exactly the value Spark groups by). None otherwise,
    * and Spark aggregates the rows itself.
    */
-  def of(aggregation: Aggregation, schema: TableIndexSchema, tableSchema: StructType): Option[AggregatePlan] = {
+  def of(
+      aggregation: Aggregation,
+      schema: TableIndexSchema,
+      tableSchema: StructType): Option[AggregatePlan] = {
     val aggs = aggregation.aggregateExpressions().toSeq
     if (aggs.isEmpty || !aggs.forall(_.isInstanceOf[CountStar])) return None
     val groups = aggregation.groupByExpressions().toSeq.map {
       case r: NamedReference if r.fieldNames().length == 1 =>
         val name = r.fieldNames().head
         tableSchema.fields.find(_.name == name).flatMap { f =>
-          if (schema.isPartitionColumn(name)) Some(GroupColumn(name, f.dataType, isPartition = true))
+          if (schema.isPartitionColumn(name))
+            Some(GroupColumn(name, f.dataType, isPartition = true))
           else schema.field(name).filter(_.kind == IndexKind.RawString)
             .map(_ => GroupColumn(name, f.dataType, isPartition = false))
         }
@@ -60,8 +68,10 @@ object AggregatePlan {
     val columns = groups.flatten
     if (columns.count(!_.isPartition) > 1) None
     else {
-      val fast = Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
-      val countField = fast.view.flatMap(k => schema.fields.find(_.kind == k)).headOption.map(_.name)
+      val fast =
+        Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
+      val countField =
+        fast.view.flatMap(k => schema.fields.find(_.kind == k)).headOption.map(_.name)
       Some(AggregatePlan(columns, aggs.size, countField))
     }
   }

@@ -21,7 +21,8 @@ import io.indextables.spark.stats.StatsValues
 object DocumentValues {
   private val mapper = new ObjectMapper()
 
-  def toCatalyst(value: Any, dt: DataType): Any = if (value == null) null else (dt, value) match {
+  def toCatalyst(value: Any, dt: DataType): Any = if (value == null) null
+  else (dt, value) match {
     case (StringType, s: String) => UTF8String.fromString(s)
     case (StringType, other) => UTF8String.fromString(jsonText(other))
     case (IntegerType, n: Number) => n.intValue()
@@ -30,14 +31,17 @@ object DocumentValues {
     case (FloatType, n: Number) => n.floatValue()
     case (BooleanType, b: java.lang.Boolean) => b.booleanValue()
     case (d: DecimalType, n: Number) =>
-      Decimal(new java.math.BigDecimal(n.toString).setScale(d.scale, java.math.RoundingMode.HALF_UP), d.precision, d.scale)
+      Decimal(
+        new java.math.BigDecimal(n.toString).setScale(d.scale, java.math.RoundingMode.HALF_UP),
+        d.precision,
+        d.scale)
     case (DateType, v) => epochDay(v)
     case (TimestampType, v) => micros(v)
     case (BinaryType, b: Array[Byte]) => b
     case (s: StructType, v) => fromJson(node(v), s)
     case (a: ArrayType, v) => fromJson(node(v).get(StoredJson.ArrayKey), a)
     case (t, v) => throw new IllegalStateException(
-      s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")
+        s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")
   }
 
   private def jsonText(v: Any): String = v match {
@@ -59,13 +63,17 @@ object DocumentValues {
 
   private def micros(v: Any): Long = v match {
     case d: LocalDateTime =>
-      Math.addExact(Math.multiplyExact(d.toEpochSecond(ZoneOffset.UTC), 1000000L), (d.getNano / 1000).toLong)
-    case i: Instant => Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong)
+      Math.addExact(
+        Math.multiplyExact(d.toEpochSecond(ZoneOffset.UTC), 1000000L),
+        (d.getNano / 1000).toLong)
+    case i: Instant =>
+      Math.addExact(Math.multiplyExact(i.getEpochSecond, 1000000L), (i.getNano / 1000).toLong)
     case s: String => StatsValues.parseTimestamp(s)
   }
 
   /** A JSON value (as written by the batch-document path or the Arrow FFI path) as `dt`. */
-  def fromJson(n: JsonNode, dt: DataType): Any = if (n == null || n.isNull) null else dt match {
+  def fromJson(n: JsonNode, dt: DataType): Any = if (n == null || n.isNull) null
+  else dt match {
     case StringType => UTF8String.fromString(if (n.isTextual) n.asText() else n.toString)
     case IntegerType => n.asInt()
     case LongType => n.asLong()
@@ -73,11 +81,16 @@ object DocumentValues {
     case FloatType => n.asDouble().toFloat
     case BooleanType => n.asBoolean()
     case d: DecimalType =>
-      Decimal(new java.math.BigDecimal(n.asText()).setScale(d.scale, java.math.RoundingMode.HALF_UP), d.precision, d.scale)
-    case DateType => if (n.isNumber) n.asInt() else LocalDate.parse(n.asText().take(10)).toEpochDay.toInt
+      Decimal(
+        new java.math.BigDecimal(n.asText()).setScale(d.scale, java.math.RoundingMode.HALF_UP),
+        d.precision,
+        d.scale)
+    case DateType =>
+      if (n.isNumber) n.asInt() else LocalDate.parse(n.asText().take(10)).toEpochDay.toInt
     case TimestampType => if (n.isNumber) n.asLong() else StatsValues.parseTimestamp(n.asText())
     case s: StructType =>
-      new GenericInternalRow(s.fields.map(f => fromJson(n.get(f.name), f.dataType)).toArray[Any]): InternalRow
+      new GenericInternalRow(
+        s.fields.map(f => fromJson(n.get(f.name), f.dataType)).toArray[Any]): InternalRow
     case a: ArrayType =>
       new GenericArrayData(n.elements().asScala.map(e => fromJson(e, a.elementType)).toArray[Any])
     case other => throw new IllegalStateException(s"JSON cannot be read as ${other.simpleString}")

@@ -23,8 +23,11 @@ import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, S
  * bucket (too many distinct values), the column's values are fetched and counted here. Runs on
  * an executor, on one thread; opens its searcher only when the log cannot answer, and closes it.
  */
-final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPartition, agg: AggregatePlan)
-  extends PartitionReader[InternalRow] {
+final class IndexTables4SparkAggregateReader(
+    plan: ReadPlan,
+    split: SplitInputPartition,
+    agg: AggregatePlan)
+    extends PartitionReader[InternalRow] {
 
   private var searcherOpt: Option[SplitSearcher] = None
   private lazy val where = SplitSearchEngine.location(plan, split)
@@ -36,12 +39,14 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
 
   // The builder refuses aggregates when this split's query would differ (over-long tokens).
   private val queryJson: Option[String] = plan.queryAstJson
-  private lazy val query: SplitQuery = queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
+  private lazy val query: SplitQuery =
+    queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
   private lazy val rows: Iterator[InternalRow] = compute().iterator
   private var current: InternalRow = _
 
-  override def next(): Boolean = if (rows.hasNext) { current = rows.next(); true } else false
+  override def next(): Boolean = if (rows.hasNext) { current = rows.next(); true }
+  else false
 
   override def get(): InternalRow = current
 
@@ -60,13 +65,18 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
     case (_, _, Some(f)) =>
       // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
       // documents without a value are listed instead (a fast field of the table: usually few).
-      val counted = try {
-        val result = searcher.aggregate(query, "c", new CountAggregation("c", f))
-        try result.getAggregation("c") match {
-          case c: CountResult => c.getCount
-          case other => throw new IllegalStateException(s"value_count on $f gave $other")
-        } finally result.close()
-      } catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
+      val counted =
+        try {
+          val result = searcher.aggregate(query, "c", new CountAggregation("c", f))
+          try result.getAggregation("c") match {
+              case c: CountResult => c.getCount
+              case other => throw new IllegalStateException(s"value_count on $f gave $other")
+            }
+          finally result.close()
+        } catch {
+          case e: Exception =>
+            throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e)
+        }
       val missing = new SplitBooleanQuery().addMust(query).addMustNot(new SplitExistsQuery(f))
       counted + withHits((_, docs) => docs.length.toLong, missing)
     case _ => withHits((_, docs) => docs.length.toLong)
@@ -80,13 +90,19 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
     // tantivy4java reports no sum_other_doc_count, so this is the only proof of completeness.
     val size = (math.min(docs, IndexTables4SparkAggregateReader.MaxBuckets) + 1).toInt
     val terms = new io.indextables.tantivy4java.aggregation.TermsAggregation("g", field, size, size)
-    val result = try searcher.aggregate(query, "g", terms)
-      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e) }
-    val buckets = try result.getAggregation("g") match {
-        case t: TermsResult if t.getBuckets.size < size =>
-          Some(t.getBuckets.asScala.map(b => Option(b.getKeyAsString) -> b.getDocCount).toMap)
-        case _ => None
-      } finally result.close()
+    val result =
+      try searcher.aggregate(query, "g", terms)
+      catch {
+        case e: Exception =>
+          throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e)
+      }
+    val buckets =
+      try result.getAggregation("g") match {
+          case t: TermsResult if t.getBuckets.size < size =>
+            Some(t.getBuckets.asScala.map(b => Option(b.getKeyAsString) -> b.getDocCount).toMap)
+          case _ => None
+        }
+      finally result.close()
     buckets match {
       case Some(b) =>
         val nulls = countMatches() - b.values.sum
@@ -98,31 +114,44 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   }
 
   /** The exact per-value counts from the stored values, when the aggregation was cut short. */
-  private def fetchAndCount(field: String): Map[Option[String], Long] = withHits { (segments, docs) =>
-    val counts = mutable.HashMap.empty[Option[String], Long]
-    val decoder = new ProjectedDocDecoder(Seq((IndexedField(field, StringType, IndexKind.RawString), 0)))
-    docs.indices.grouped(plan.batchSize).foreach { batch =>
-      val (from, until) = (batch.head, batch.last + 1)
-      val bytes = try NativeDocs.projected(searcher, segments.slice(from, until), docs.slice(from, until), Array(field))
-        catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-      decoder.decode(bytes, () => new GenericInternalRow(1)).foreach { r =>
-        val v = if (r.isNullAt(0)) None else Some(r.getUTF8String(0).toString)
-        counts(v) = counts.getOrElse(v, 0L) + 1
+  private def fetchAndCount(field: String): Map[Option[String], Long] =
+    withHits { (segments, docs) =>
+      val counts = mutable.HashMap.empty[Option[String], Long]
+      val decoder =
+        new ProjectedDocDecoder(Seq((IndexedField(field, StringType, IndexKind.RawString), 0)))
+      docs.indices.grouped(plan.batchSize).foreach { batch =>
+        val (from, until) = (batch.head, batch.last + 1)
+        val bytes =
+          try NativeDocs.projected(
+              searcher,
+              segments.slice(from, until),
+              docs.slice(from, until),
+              Array(field))
+          catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+        decoder.decode(bytes, () => new GenericInternalRow(1)).foreach { r =>
+          val v = if (r.isNullAt(0)) None else Some(r.getUTF8String(0).toString)
+          counts(v) = counts.getOrElse(v, 0L) + 1
+        }
       }
+      counts.toMap
     }
-    counts.toMap
-  }
 
   /** Runs the pushed query for every match and hands `f` the hits' (segment, doc) numbers. */
   private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery = query): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
-    if (queryJson.isEmpty && (q eq query)) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
-      return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
-    }
-    val result = try searcher.search(q, limit)
-      catch { case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e) }
-    val (segments, docs) = try NativeDocs.hitIds(result) finally result.close()
+    if (queryJson.isEmpty && (q eq query))
+      SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+        return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
+      }
+    val result =
+      try searcher.search(q, limit)
+      catch {
+        case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
+      }
+    val (segments, docs) =
+      try NativeDocs.hitIds(result)
+      finally result.close()
     f(segments, docs)
   }
 
@@ -130,7 +159,10 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
   private def row(fieldValue: Any, count: Long): InternalRow = {
     val values = agg.groupBy.map { g =>
       if (g.isPartition) {
-        PartitionValues.decode(split.partitionValues.getOrElse(g.name, null), g.dataType, plan.timeZone)
+        PartitionValues.decode(
+          split.partitionValues.getOrElse(g.name, null),
+          g.dataType,
+          plan.timeZone)
       } else fieldValue
     } ++ Seq.fill(agg.counts)(count)
     new GenericInternalRow(values.toArray[Any])
@@ -140,6 +172,7 @@ final class IndexTables4SparkAggregateReader(plan: ReadPlan, split: SplitInputPa
 }
 
 object IndexTables4SparkAggregateReader {
+
   /** Buckets asked of one terms aggregation; tantivy refuses more than 65,000. */
   val MaxBuckets: Long = 10000L
 }

@@ -17,7 +17,7 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
  * thread; owns its searcher and closes it in `close`.
  */
 final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
-  extends PartitionReader[InternalRow] {
+    extends PartitionReader[InternalRow] {
 
   private val where = SplitSearchEngine.location(plan, split)
   private val searcher: SplitSearcher = SplitSearchEngine.openAt(where, split, plan)
@@ -47,17 +47,20 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       val count = math.min(limit.toLong, n).toInt
       return (new Array[Int](count), Array.tabulate(count)(identity))
     }
-    val result = try searcher.search(query, limit)
+    val result =
+      try searcher.search(query, limit)
       catch {
         case e: Exception =>
           throw IndexTablesErrors.searchFailed(split.path, json.getOrElse("match_all"), e)
       }
-    try NativeDocs.hitIds(result) finally result.close()
+    try NativeDocs.hitIds(result)
+    finally result.close()
   }
 
   override def next(): Boolean = {
     while (!buffer.hasNext && position < docIds.length) fetchBatch()
-    if (buffer.hasNext) { current = buffer.next(); true } else false
+    if (buffer.hasNext) { current = buffer.next(); true }
+    else false
   }
 
   override def get(): InternalRow = current
@@ -70,11 +73,13 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     val rows: Array[InternalRow] = if (fieldNames.isEmpty) {
       Array.fill[InternalRow](ids.length)(newRow())
     } else {
-      val bytes = try NativeDocs.projected(searcher, segs, ids, fieldNames)
+      val bytes =
+        try NativeDocs.projected(searcher, segs, ids, fieldNames)
         catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
       if (bytes.isEmpty) Array.empty[InternalRow] else decoder.decode(bytes, () => newRow())
     }
-    if (rows.length != ids.length) throw IndexTablesErrors.splitReadFailed(split.path,
+    if (rows.length != ids.length) throw IndexTablesErrors.splitReadFailed(
+      split.path,
       new IllegalStateException(s"asked for ${ids.length} documents, got ${rows.length}"))
     buffer = rows.iterator
   }

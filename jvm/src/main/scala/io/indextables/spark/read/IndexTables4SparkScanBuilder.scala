@@ -27,10 +27,11 @@ final class IndexTables4SparkScanBuilder(
     snapshot: Snapshot,
     opts: IndexTablesOptions,
     mixedFilter: Option[MixedBooleanFilter])
-  extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
-  with SupportsPushDownLimit with SupportsPushDownAggregates {
+    extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
+    with SupportsPushDownLimit with SupportsPushDownAggregates {
 
-  private val tableSchema = DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
+  private val tableSchema =
+    DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
   private val indexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
 
   /** Its native query, exact (see MixedBooleanFilterConverter); parsed once, on the driver. */
@@ -54,7 +55,8 @@ final class IndexTables4SparkScanBuilder(
     val (partitionOnly, data) = filters.toSeq.partition { f =>
       f.references.nonEmpty && f.references.forall(indexSchema.isPartitionColumn)
     }
-    val (q, pushedData, postData) = new FiltersToQueryConverter(indexSchema).translateConjuncts(data)
+    val (q, pushedData, postData) =
+      new FiltersToQueryConverter(indexSchema).translateConjuncts(data)
     query = withMixed(q).map(_.toQueryAstJson)
     // The same conjuncts without token queries, for splits holding over-long tokens. The
     // IndexQuery tree stays as it is: the user's query says what to search.
@@ -74,7 +76,8 @@ final class IndexTables4SparkScanBuilder(
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
-    val exact = postFilters.isEmpty && (query == queryWithoutTokens || !candidates._2.exists(hasLongTokens))
+    val exact =
+      postFilters.isEmpty && (query == queryWithoutTokens || !candidates._2.exists(hasLongTokens))
     aggregate = if (exact) AggregatePlan.of(aggregation, indexSchema, tableSchema) else None
     aggregate.isDefined
   }
@@ -100,30 +103,44 @@ final class IndexTables4SparkScanBuilder(
    * loaded, and entries of other partitions are skipped as they are decoded.
    */
   private lazy val candidates: (Seq[AddAction], Seq[AddAction]) = {
-    val pruner = new SplitPruner(tableSchema, indexSchema.partitionColumns, timeZone,
+    val pruner = new SplitPruner(
+      tableSchema,
+      indexSchema.partitionColumns,
+      timeZone,
       opts.get(IndexTablesConf.StatsTruncationMaxLength))
     val manifestPruner = new ManifestPruner(tableSchema, indexSchema.partitionColumns)
-    val files = snapshot.filesMatching(bounds => manifestPruner.mayMatch(bounds, allFilters),
+    val files = snapshot.filesMatching(
+      bounds => manifestPruner.mayMatch(bounds, allFilters),
       values => pruner.mayMatchPartition(values, allFilters))
     (files, files.filter(a => pruner.mayMatch(a, allFilters)))
   }
 
-  private def hasLongTokens(a: AddAction): Boolean = a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))
+  private def hasLongTokens(a: AddAction): Boolean =
+    a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))
 
   override def build(): Scan = {
     if (!filtersPushed) pushFilters(Array.empty)
     val spark = SparkSession.active
     val (files, kept) = candidates
     val splits = kept.map { a =>
-      SplitInputPartition(a.path, a.partitionValues, a.numRecords, Some(a.size),
-        a.footerStartOffset.getOrElse(0L), a.footerEndOffset.getOrElse(0L), snapshot.docMappingFor(a),
-        hasLongTokens(a))
+      SplitInputPartition(
+        a.path,
+        a.partitionValues,
+        a.numRecords,
+        Some(a.size),
+        a.footerStartOffset.getOrElse(0L),
+        a.footerEndOffset.getOrElse(0L),
+        snapshot.docMappingFor(a),
+        hasLongTokens(a)
+      )
     }
     val plan = ReadPlan(
       tablePath = tablePath,
-      hadoopConf = new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.options)),
+      hadoopConf =
+        new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.options)),
       readSchema = aggregate.map(_.schema).getOrElse(required),
-      dataFields = if (aggregate.isDefined) Nil else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
+      dataFields = if (aggregate.isDefined) Nil
+      else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
       partitionSchema = indexSchema.partitionSchema,
       timeZone = timeZone,
       queryAstJson = query,
@@ -131,7 +148,8 @@ final class IndexTables4SparkScanBuilder(
       limit = limit,
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
-      aggregate = aggregate)
+      aggregate = aggregate
+    )
     new IndexTables4SparkScan(plan, splits, files.size, pushed, mixedFilter, snapshot)
   }
 }
@@ -141,7 +159,9 @@ object IndexTables4SparkScanBuilder {
   /** The index schema a snapshot records. */
   def indexSchemaOf(snapshot: Snapshot): TableIndexSchema = {
     val schema = DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
-    TableIndexSchema.resolve(schema, snapshot.metadata.partitionColumns,
+    TableIndexSchema.resolve(
+      schema,
+      snapshot.metadata.partitionColumns,
       IndexTablesOptions(Map.empty, Map.empty, snapshot.metadata.configuration).typemap)
   }
 }

@@ -24,8 +24,12 @@ object NativeDocs {
   private lazy val projectedHandle: Option[(Field, Method)] = Try {
     val c = classOf[SplitSearcher]
     val ptr = c.getDeclaredField("nativePtr")
-    val m = c.getDeclaredMethod("nativeDocBatchProjected", classOf[Long], classOf[Array[Int]],
-      classOf[Array[Int]], classOf[Array[String]])
+    val m = c.getDeclaredMethod(
+      "nativeDocBatchProjected",
+      classOf[Long],
+      classOf[Array[Int]],
+      classOf[Array[Int]],
+      classOf[Array[String]])
     require(ptr.getType == classOf[Long] && m.getReturnType == classOf[Array[Byte]])
     ptr.setAccessible(true)
     m.setAccessible(true)
@@ -48,7 +52,8 @@ object NativeDocs {
     while (i < n) {
       val addr = hits.get(i).getDocAddress
       try {
-        if (failure == null) packed(i) = (addr.getSegmentOrd.toLong << 32) | (addr.getDoc.toLong & 0xFFFFFFFFL)
+        if (failure == null)
+          packed(i) = (addr.getSegmentOrd.toLong << 32) | (addr.getDoc.toLong & 0xffffffffL)
       } catch { case t: Throwable => failure = t }
       finally addr.close()
       i += 1
@@ -59,16 +64,22 @@ object NativeDocs {
   }
 
   /** The stored `fields` of the given documents, as one document-batch buffer ("TANT"). */
-  def projected(searcher: SplitSearcher, segments: Array[Int], docs: Array[Int], fields: Array[String]): Array[Byte] =
+  def projected(
+      searcher: SplitSearcher,
+      segments: Array[Int],
+      docs: Array[Int],
+      fields: Array[String]): Array[Byte] =
     if (docs.isEmpty) Array.empty
     else projectedHandle match {
       case Some((ptr, call)) =>
-        val bytes = try call.invoke(null, java.lang.Long.valueOf(ptr.getLong(searcher)), segments, docs, fields)
-          .asInstanceOf[Array[Byte]]
+        val bytes =
+          try
+            call.invoke(null, java.lang.Long.valueOf(ptr.getLong(searcher)), segments, docs, fields)
+              .asInstanceOf[Array[Byte]]
           catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
         if (bytes == null) Array.empty else bytes
       case None => throw new IllegalStateException(
-        "this tantivy4java build has no SplitSearcher.nativeDocBatchProjected(long, int[], int[], " +
-          "String[]): byte[]; IndexTables reads documents through it (tantivy4java 0.31.0 has it)")
+          "this tantivy4java build has no SplitSearcher.nativeDocBatchProjected(long, int[], int[], " +
+            "String[]): byte[]; IndexTables reads documents through it (tantivy4java 0.31.0 has it)")
     }
 }

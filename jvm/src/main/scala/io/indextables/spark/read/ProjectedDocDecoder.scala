@@ -1,7 +1,7 @@
 package io.indextables.spark.read
 
-import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets
+import java.nio.{ByteBuffer, ByteOrder}
 import java.time.{LocalDateTime, ZoneOffset}
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -23,7 +23,8 @@ import io.indextables.spark.schema.IndexedField
  * @param fields   the stored fields wanted, each with the row ordinal it fills
  */
 final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
-  private val names: Array[Array[Byte]] = fields.map(_._1.name.getBytes(StandardCharsets.UTF_8)).toArray
+  private val names: Array[Array[Byte]] =
+    fields.map(_._1.name.getBytes(StandardCharsets.UTF_8)).toArray
   private val types: Array[DataType] = fields.map(_._1.dataType).toArray
   private val ordinals: Array[Int] = fields.map(_._2).toArray
 
@@ -31,7 +32,8 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
   def decode(bytes: Array[Byte], newRow: () => GenericInternalRow): Array[InternalRow] = {
     val buf = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder())
     if (bytes.length < 16 || buf.getInt(0) != Magic || buf.getInt(bytes.length - 4) != Magic)
-      throw new IllegalStateException(s"document batch of ${bytes.length} bytes has no TANT header/footer")
+      throw new IllegalStateException(
+        s"document batch of ${bytes.length} bytes has no TANT header/footer")
     val tablePos = buf.getInt(bytes.length - 12)
     val count = buf.getInt(bytes.length - 8)
     val out = new Array[InternalRow](count)
@@ -45,20 +47,25 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
     out
   }
 
-  private def readDocument(buf: ByteBuffer, bytes: Array[Byte], start: Int, row: GenericInternalRow): Unit = {
-    val fieldCount = buf.getShort(start) & 0xFFFF
+  private def readDocument(
+      buf: ByteBuffer,
+      bytes: Array[Byte],
+      start: Int,
+      row: GenericInternalRow): Unit = {
+    val fieldCount = buf.getShort(start) & 0xffff
     var pos = start + 2
     var f = 0
     while (f < fieldCount) {
-      val nameLen = buf.getShort(pos) & 0xFFFF
+      val nameLen = buf.getShort(pos) & 0xffff
       val slot = slotOf(bytes, pos + 2, nameLen)
       pos += 2 + nameLen
       val code = buf.get(pos)
-      val values = buf.getShort(pos + 1) & 0xFFFF
+      val values = buf.getShort(pos + 1) & 0xffff
       pos += 3
       var v = 0
       while (v < values) {
-        if (v == 0 && slot >= 0) row.update(ordinals(slot), value(buf, bytes, pos, code, types(slot)))
+        if (v == 0 && slot >= 0)
+          row.update(ordinals(slot), value(buf, bytes, pos, code, types(slot)))
         pos = skip(buf, pos, code)
         v += 1
       }
@@ -98,8 +105,11 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
         val nanos = buf.getLong(pos)
         if (dt == TimestampType) Math.floorDiv(nanos, 1000L)
         else DocumentValues.toCatalyst(
-          LocalDateTime.ofEpochSecond(Math.floorDiv(nanos, 1000000000L),
-            Math.floorMod(nanos, 1000000000L).toInt, ZoneOffset.UTC), dt)
+          LocalDateTime.ofEpochSecond(
+            Math.floorDiv(nanos, 1000000000L),
+            Math.floorMod(nanos, 1000000000L).toInt,
+            ZoneOffset.UTC),
+          dt)
       case Bytes =>
         val len = buf.getInt(pos)
         DocumentValues.toCatalyst(java.util.Arrays.copyOfRange(bytes, pos + 4, pos + 4 + len), dt)
@@ -113,7 +123,7 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
     case other => throw new IllegalStateException(s"unknown stored value type code $other")
   }
 
-  private final val Magic = 0x54414E54
+  private final val Magic = 0x54414e54
   private final val Text: Byte = 0
   private final val Integer: Byte = 1
   private final val Float: Byte = 2

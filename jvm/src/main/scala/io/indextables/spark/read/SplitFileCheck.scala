@@ -15,10 +15,15 @@ import io.indextables.spark.IndexTablesErrors
  * and the footer the log records starts at the bundle metadata. Thread-safe.
  */
 object SplitFileCheck {
-  private val BundleMagic = 0x1812BEAE
+  private val BundleMagic = 0x1812beae
   private val mapper = new ObjectMapper()
 
-  def verify(fs: FileSystem, path: Path, expectedSize: Option[Long], footerStart: Long, footerEnd: Long): Unit = {
+  def verify(
+      fs: FileSystem,
+      path: Path,
+      expectedSize: Option[Long],
+      footerStart: Long,
+      footerEnd: Long): Unit = {
     val where = path.toString
     def bad(why: String) = IndexTablesErrors.splitReadFailed(where, new IllegalStateException(why))
     if (!fs.exists(path)) throw IndexTablesErrors.splitMissing(where)
@@ -31,18 +36,25 @@ object SplitFileCheck {
     }
     val footer = new Array[Byte]((footerEnd - footerStart).toInt)
     val in = fs.open(path)
-    try in.readFully(footerStart, footer) finally in.close()
+    try in.readFully(footerStart, footer)
+    finally in.close()
     val buf = ByteBuffer.wrap(footer).order(ByteOrder.LITTLE_ENDIAN)
-    val hotcacheLen = buf.getInt(footer.length - 4).toLong & 0xFFFFFFFFL
+    val hotcacheLen = buf.getInt(footer.length - 4).toLong & 0xffffffffL
     val hotcacheStart = footer.length - 4 - hotcacheLen
     if (hotcacheStart < 4) throw bad("the hotcache length in the footer is out of range")
-    val metadataLen = buf.getInt((hotcacheStart - 4).toInt).toLong & 0xFFFFFFFFL
-    if (hotcacheStart - 4 - metadataLen != 0) throw bad("the footer's metadata length is inconsistent")
+    val metadataLen = buf.getInt((hotcacheStart - 4).toInt).toLong & 0xffffffffL
+    if (hotcacheStart - 4 - metadataLen != 0)
+      throw bad("the footer's metadata length is inconsistent")
     if (metadataLen < 8) throw bad("the footer's metadata is too short for its header")
-    if (buf.getInt(0) != BundleMagic) throw bad("the footer does not start with the split bundle magic")
-    val json = new String(footer, 8, (metadataLen - 8).toInt, java.nio.charset.StandardCharsets.UTF_8)
-    val files = try mapper.readTree(json).get("files")
-      catch { case e: Exception => throw bad(s"the footer's file table is not JSON (${e.getMessage})") }
+    if (buf.getInt(0) != BundleMagic)
+      throw bad("the footer does not start with the split bundle magic")
+    val json =
+      new String(footer, 8, (metadataLen - 8).toInt, java.nio.charset.StandardCharsets.UTF_8)
+    val files =
+      try mapper.readTree(json).get("files")
+      catch {
+        case e: Exception => throw bad(s"the footer's file table is not JSON (${e.getMessage})")
+      }
     if (files == null || !files.isObject) throw bad("the footer has no file table")
     val it = files.elements()
     while (it.hasNext) {

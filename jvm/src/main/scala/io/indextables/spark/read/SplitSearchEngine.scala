@@ -5,8 +5,8 @@ import scala.collection.JavaConverters._
 import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
+import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 
 /**
  * Opens tantivy4java split searchers. The cache manager is process-wide (tantivy4java keeps one
@@ -17,7 +17,8 @@ object SplitSearchEngine {
   val CacheName = "indextables"
 
   def cacheManager(maxSize: Long): SplitCacheManager =
-    SplitCacheManager.getInstance(new SplitCacheManager.CacheConfig(CacheName).withMaxCacheSize(maxSize))
+    SplitCacheManager.getInstance(
+      new SplitCacheManager.CacheConfig(CacheName).withMaxCacheSize(maxSize))
 
   /** The split's location as tantivy4java takes it, after checking that the file exists. */
   def location(plan: ReadPlan, split: SplitInputPartition): String = {
@@ -31,16 +32,33 @@ object SplitSearchEngine {
     }
   }
 
-  def open(plan: ReadPlan, split: SplitInputPartition): SplitSearcher = openAt(location(plan, split), split, plan)
+  def open(plan: ReadPlan, split: SplitInputPartition): SplitSearcher =
+    openAt(location(plan, split), split, plan)
 
   /** A searcher on the split at `where` (from [[location]]). */
   def openAt(where: String, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
     val numDocs = split.numRecords.getOrElse(0L)
     val metadata = new QuickwitSplit.SplitMetadata(
-      splitIdOf(split.path), "indextables", 0L, "spark", "node", numDocs, 0L, null, null, 0L,
-      "Mature", java.util.Collections.emptySet[String](), split.footerStartOffset,
-      split.footerEndOffset, 0L, 0, "default", split.docMappingJson.orNull,
-      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]())
+      splitIdOf(split.path),
+      "indextables",
+      0L,
+      "spark",
+      "node",
+      numDocs,
+      0L,
+      null,
+      null,
+      0L,
+      "Mature",
+      java.util.Collections.emptySet[String](),
+      split.footerStartOffset,
+      split.footerEndOffset,
+      0L,
+      0,
+      "default",
+      split.docMappingJson.orNull,
+      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
+    )
     try cacheManager(plan.cacheMaxSize).createSplitSearcher(where, metadata)
     catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
@@ -53,13 +71,15 @@ object SplitSearchEngine {
    */
   def singleSegmentDocs(where: String, split: SplitInputPartition): Option[Long] =
     if (where.contains("://") || split.numRecords.isEmpty) None
-    else try {
-      val files = QuickwitSplit.listSplitFiles(where).asScala
-      val segments = files.flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1))).toSet
-      val deletes = files.exists(_.endsWith(".del"))
-      lazy val docs = QuickwitSplit.readSplitMetadata(where).getNumDocs
-      if (segments.size == 1 && !deletes && split.numRecords.contains(docs)) split.numRecords else None
-    } catch { case _: Exception => None }
+    else
+      try {
+        val files = QuickwitSplit.listSplitFiles(where).asScala
+        val segments = files.flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1))).toSet
+        val deletes = files.exists(_.endsWith(".del"))
+        lazy val docs = QuickwitSplit.readSplitMetadata(where).getNumDocs
+        if (segments.size == 1 && !deletes && split.numRecords.contains(docs)) split.numRecords
+        else None
+      } catch { case _: Exception => None }
 
   private val SegmentFile = "^([0-9a-f]{32})\\.".r
 

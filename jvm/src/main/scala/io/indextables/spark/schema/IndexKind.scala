@@ -4,10 +4,13 @@ package io.indextables.spark.schema
 sealed abstract class IndexKind(val name: String) extends Serializable
 
 object IndexKind {
+
   /** A raw-tokenized string: exact-match terms, ranges, prefixes. */
   case object RawString extends IndexKind("string")
+
   /** A string tokenized with tantivy's `default` tokenizer, positions kept for phrases. */
   case object Text extends IndexKind("text")
+
   /** A JSON object: a string column holding JSON, a struct, or an array. */
   case object Json extends IndexKind("json")
   case object I64 extends IndexKind("i64")
@@ -18,4 +21,7 @@ object IndexKind {
 }
 
 /** One data (non-partition) column with its index kind. */
-final case class IndexedField(name: String, dataType: org.apache.spark.sql.types.DataType, kind: IndexKind)
+final case class IndexedField(
+    name: String,
+    dataType: org.apache.spark.sql.types.DataType,
+    kind: IndexKind)

@@ -38,7 +38,9 @@ object PartitionValues {
     case (StringType, s: String) => Some(s)
     case (DateType, d: java.sql.Date) => Some(d.toLocalDate.toString).filter(isIsoDate)
     case (DateType, d: java.time.LocalDate) => Some(d.toString).filter(isIsoDate)
-    case (ByteType | ShortType | IntegerType | LongType, i @ (_: Byte | _: Short | _: Int | _: Long)) =>
+    case (
+          ByteType | ShortType | IntegerType | LongType,
+          i @ (_: Byte | _: Short | _: Int | _: Long)) =>
       Some(i.toString)
     case (BooleanType, b: Boolean) => Some(b.toString)
     case _ => None

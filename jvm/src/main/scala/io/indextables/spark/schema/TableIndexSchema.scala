@@ -50,7 +50,8 @@ object TableIndexSchema {
     }
     partitionColumns.foreach { p =>
       val f = schema.find(_.name == p).getOrElse(throw IndexTablesErrors.partitionColumnMissing(p))
-      if (typemap.contains(p.toLowerCase(Locale.ROOT))) throw IndexTablesErrors.typemapOnPartitionColumn(p)
+      if (typemap.contains(p.toLowerCase(Locale.ROOT)))
+        throw IndexTablesErrors.typemapOnPartitionColumn(p)
       f.dataType match {
         case StringType | IntegerType | LongType | BooleanType | DoubleType | DateType |
             TimestampType =>
@@ -70,10 +71,10 @@ object TableIndexSchema {
     }
     dt match {
       case StringType => requested match {
-        case Some("text") => IndexKind.Text
-        case Some("json") => IndexKind.Json
-        case _ => IndexKind.RawString
-      }
+          case Some("text") => IndexKind.Text
+          case Some("json") => IndexKind.Json
+          case _ => IndexKind.RawString
+        }
       case LongType | IntegerType => IndexKind.I64
       case DoubleType | FloatType | _: DecimalType => IndexKind.F64
       case BooleanType => IndexKind.Bool

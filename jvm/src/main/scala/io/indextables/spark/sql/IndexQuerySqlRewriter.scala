@@ -29,8 +29,25 @@ object IndexQuerySqlRewriter {
     "fieldmatch" -> FieldMatchFunction)
 
   /** Words that can stand before an operator but are never a column. */
-  private val NotAColumn = Set("where", "and", "or", "not", "on", "having", "select", "when",
-    "then", "else", "case", "by", "is", "in", "like", "between", "filter", "qualify")
+  private val NotAColumn = Set(
+    "where",
+    "and",
+    "or",
+    "not",
+    "on",
+    "having",
+    "select",
+    "when",
+    "then",
+    "else",
+    "case",
+    "by",
+    "is",
+    "in",
+    "like",
+    "between",
+    "filter",
+    "qualify")
 
   /** The cheap check: could `sql` hold one of our operators at all? */
   def mayContainOperator(sql: String): Boolean = {

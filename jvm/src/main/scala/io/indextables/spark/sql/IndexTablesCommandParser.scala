@@ -2,8 +2,8 @@ package io.indextables.spark.sql
 
 import java.util.Locale
 
-import org.antlr.v4.runtime.{BaseErrorListener, CharStreams, CommonTokenStream, RecognitionException, Recognizer}
 import org.antlr.v4.runtime.atn.PredictionMode
+import org.antlr.v4.runtime.{BaseErrorListener, CharStreams, CommonTokenStream, RecognitionException, Recognizer}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import io.indextables.spark.IndexTablesErrors
@@ -29,8 +29,14 @@ object IndexTablesCommandParser {
     val lexer = new IndexTablesSqlBaseLexer(CharStreams.fromString(sqlText))
     val parser = new IndexTablesSqlBaseParser(new CommonTokenStream(lexer))
     val listener = new BaseErrorListener {
-      override def syntaxError(r: Recognizer[_, _], offending: Any, line: Int, pos: Int, msg: String,
-          e: RecognitionException): Unit = throw IndexTablesErrors.commandSyntaxError(sqlText, line, pos, msg)
+      override def syntaxError(
+          r: Recognizer[_, _],
+          offending: Any,
+          line: Int,
+          pos: Int,
+          msg: String,
+          e: RecognitionException): Unit =
+        throw IndexTablesErrors.commandSyntaxError(sqlText, line, pos, msg)
     }
     lexer.removeErrorListeners(); lexer.addErrorListener(listener)
     parser.removeErrorListeners(); parser.addErrorListener(listener)

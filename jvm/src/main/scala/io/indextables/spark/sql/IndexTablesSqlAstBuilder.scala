@@ -27,9 +27,11 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
     DescribeIndexTablesHistoryCommand(target(ctx.target()))
 
   private def target(ctx: TargetContext): IndexTablesCommandTarget = ctx match {
-    case p: PathTargetContext => IndexTablesCommandTarget.TablePath(IndexTablesSqlAstBuilder.unquote(p.path.getText))
+    case p: PathTargetContext =>
+      IndexTablesCommandTarget.TablePath(IndexTablesSqlAstBuilder.unquote(p.path.getText))
     case t: TableTargetContext =>
-      IndexTablesCommandTarget.TableName(t.qualifiedName().identifier().asScala.map(identifier).toSeq)
+      IndexTablesCommandTarget.TableName(
+        t.qualifiedName().identifier().asScala.map(identifier).toSeq)
   }
 
   private def identifier(ctx: IdentifierContext): String = {
@@ -40,6 +42,7 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
 }
 
 object IndexTablesSqlAstBuilder {
+
   /** A string literal's value: quotes removed, backslash escapes resolved as Spark does. */
   def unquote(literal: String): String = {
     val body = literal.substring(1, literal.length - 1)

@@ -82,15 +82,19 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
 }
 
 object SplitStatistics {
+
   /** Statistics over every data column whose type has an order. */
   def forSchema(dataColumns: Seq[(Int, StructField)], truncateAt: Int): SplitStatistics =
-    new SplitStatistics(dataColumns.filter { case (_, f) => StatsValues.hasStats(f.dataType) }, truncateAt)
+    new SplitStatistics(
+      dataColumns.filter { case (_, f) => StatsValues.hasStats(f.dataType) },
+      truncateAt)
 }
 
 /** Parsing and formatting of statistics values, shared by writers and data skipping. */
 object StatsValues {
   def hasStats(dt: DataType): Boolean = dt match {
-    case StringType | IntegerType | LongType | DoubleType | FloatType | DateType | TimestampType => true
+    case StringType | IntegerType | LongType | DoubleType | FloatType | DateType | TimestampType =>
+      true
     case _: DecimalType => true
     case _ => false
   }

@@ -6,8 +6,8 @@ import scala.collection.JavaConverters._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.JsonNodeType
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
 /**
  * The JSON form of every [[Action]]: one line `{"<key>":{...}}` per action, with the field names
@@ -188,7 +188,8 @@ object ActionSerde {
       minReaderVersion = r.requiredInt("minReaderVersion"),
       minWriterVersion = r.requiredInt("minWriterVersion"),
       readerFeatures = r.optStringSet("readerFeatures"),
-      writerFeatures = r.optStringSet("writerFeatures"))
+      writerFeatures = r.optStringSet("writerFeatures")
+    )
 
   private def readMetadata(r: FieldReader): MetadataAction = {
     val format = r.optObject("format") match {
@@ -207,7 +208,8 @@ object ActionSerde {
       schemaString = r.requiredString("schemaString"),
       partitionColumns = r.optStringSeq("partitionColumns").getOrElse(Seq.empty),
       configuration = r.optStringMap("configuration").getOrElse(Map.empty),
-      createdTime = r.optLong("createdTime"))
+      createdTime = r.optLong("createdTime")
+    )
   }
 
   private def readAdd(r: FieldReader): AddAction =
@@ -228,7 +230,8 @@ object ActionSerde {
       numMergeOps = r.optInt("numMergeOps"),
       docMappingRef = r.optString("docMappingRef"),
       docMappingJson = r.optString("docMappingJson"),
-      uncompressedSizeBytes = r.optLong("uncompressedSizeBytes"))
+      uncompressedSizeBytes = r.optLong("uncompressedSizeBytes")
+    )
 
   private def readRemove(r: FieldReader): RemoveAction =
     RemoveAction(
@@ -236,7 +239,8 @@ object ActionSerde {
       deletionTimestamp = r.optLong("deletionTimestamp"),
       dataChange = r.requiredBoolean("dataChange"),
       partitionValues = r.optStringMap("partitionValues"),
-      size = r.optLong("size"))
+      size = r.optLong("size")
+    )
 
   private def readMergeSkip(r: FieldReader): MergeSkipAction =
     MergeSkipAction(
@@ -245,7 +249,8 @@ object ActionSerde {
       reason = r.requiredString("reason"),
       operation = r.requiredString("operation"),
       retryAfter = r.optLong("retryAfter"),
-      skipCount = r.requiredInt("skipCount"))
+      skipCount = r.requiredInt("skipCount")
+    )
 
   private def abbreviate(s: String): String = if (s.length <= 200) s else s.take(200) + "..."
 

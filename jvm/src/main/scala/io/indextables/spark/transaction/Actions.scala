@@ -18,9 +18,10 @@ final case class ProtocolAction(
     minWriterVersion: Int,
     readerFeatures: Option[Set[String]] = None,
     writerFeatures: Option[Set[String]] = None)
-  extends Action
+    extends Action
 
 object ProtocolAction {
+
   /** The protocol this code writes for a new table: the newest versions it supports. */
   def current: ProtocolAction =
     ProtocolAction(TransactionLog.MaxReaderVersion, TransactionLog.MaxWriterVersion)
@@ -44,7 +45,7 @@ final case class MetadataAction(
     partitionColumns: Seq[String],
     configuration: Map[String, String],
     createdTime: Option[Long])
-  extends Action
+    extends Action
 
 /**
  * A split file that became part of the table.
@@ -71,7 +72,7 @@ final case class AddAction(
     docMappingRef: Option[String] = None,
     docMappingJson: Option[String] = None,
     uncompressedSizeBytes: Option[Long] = None)
-  extends Action
+    extends Action
 
 /**
  * A split file that was logically deleted. Partition values, when present, follow the same
@@ -83,7 +84,7 @@ final case class RemoveAction(
     dataChange: Boolean,
     partitionValues: Option[Map[String, String]] = None,
     size: Option[Long] = None)
-  extends Action
+    extends Action
 
 /**
  * A split that an operation (usually merge) should skip until `retryAfter`.
@@ -96,4 +97,4 @@ final case class MergeSkipAction(
     operation: String,
     retryAfter: Option[Long],
     skipCount: Int)
-  extends Action
+    extends Action

@@ -58,7 +58,14 @@ private[transaction] object CheckpointReader {
       olderVersions: Seq[Long],
       readVersion: Long => Seq[Action]): Snapshot = source match {
     case AvroSource(version, stateDir) =>
-      readAvro(tablePath, logPath, store, version, stateDir, parallelism, olderVersions,
+      readAvro(
+        tablePath,
+        logPath,
+        store,
+        version,
+        stateDir,
+        parallelism,
+        olderVersions,
         readVersion)
     case JsonSource(version) => readJson(tablePath, logPath, store, version)
   }
@@ -75,12 +82,16 @@ private[transaction] object CheckpointReader {
     val m = AvroStateReader.readManifest(store, logPath, stateDir)
     val file = AvroStateReader.stateManifestPath(logPath, stateDir)
     if (m.protocolVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, Some(file), m.protocolVersion,
+      throw IndexTablesErrors.unsupportedReaderVersion(
+        tablePath,
+        Some(file),
+        m.protocolVersion,
         TransactionLog.MaxReaderVersion)
     }
     if (m.stateVersion != version) {
       throw IndexTablesErrors.unreadableVersionFile(
-        file, s"it holds state version ${m.stateVersion}, but version $version was expected")
+        file,
+        s"it holds state version ${m.stateVersion}, but version $version was expected")
     }
     val stateMetadata = m.metadata.map(json => parseMetadata(file, json))
     var protocol: Option[ProtocolAction] = None
@@ -98,13 +109,21 @@ private[transaction] object CheckpointReader {
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     val p = protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion))
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, None, p.minReaderVersion,
+      throw IndexTablesErrors.unsupportedReaderVersion(
+        tablePath,
+        None,
+        p.minReaderVersion,
         TransactionLog.MaxReaderVersion)
     }
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
-    new Snapshot(tablePath, version, p, mergedMetadata,
-      new AvroLoader(store, logPath, stateDir, m, parallelism, md.partitionColumns), 0)
+    new Snapshot(
+      tablePath,
+      version,
+      p,
+      mergedMetadata,
+      new AvroLoader(store, logPath, stateDir, m, parallelism, md.partitionColumns),
+      0)
   }
 
   /** The files of an Avro state, all of them or those of the manifests a read can match. */
@@ -117,19 +136,33 @@ private[transaction] object CheckpointReader {
       partitionColumns: Seq[String]) extends Snapshot.FileLoader {
 
     def loadAll(): Snapshot.Files = {
-      val state = AvroStateReader.readEntries(store, logPath, stateDir, manifest, parallelism,
+      val state = AvroStateReader.readEntries(
+        store,
+        logPath,
+        stateDir,
+        manifest,
+        parallelism,
         _ => true)
       val tombstones = manifest.tombstones.map(path => RemoveAction(path, None, dataChange = true))
-      Snapshot.Files(state.live.map(withNullPartitions).toVector, tombstones.toVector,
-        Vector.empty, Some(StateBase(stateDir, manifest, state.entryPaths)))
+      Snapshot.Files(
+        state.live.map(withNullPartitions).toVector,
+        tombstones.toVector,
+        Vector.empty,
+        Some(StateBase(stateDir, manifest, state.entryPaths)))
     }
 
     def loadMatching(keep: Snapshot.ManifestFilter, keepPartition: Snapshot.PartitionFilter)
         : Seq[AddAction] = {
       val byValues: Map[String, String] => Boolean =
         if (keepPartition eq Snapshot.AnyPartition) null else pv => keepPartition(withNulls(pv))
-      AvroStateReader.readEntries(store, logPath, stateDir, manifest, parallelism,
-        m => m.partitionBounds.forall(keep), byValues,
+      AvroStateReader.readEntries(
+        store,
+        logPath,
+        stateDir,
+        manifest,
+        parallelism,
+        m => m.partitionBounds.forall(keep),
+        byValues,
         if (keep eq Snapshot.KeepAll) null else keep).live.map(e => withNullPartitions(e).add)
     }
 
@@ -159,7 +192,9 @@ private[transaction] object CheckpointReader {
     } catch {
       case NonFatal(e) =>
         throw IndexTablesErrors.unreadableVersionFile(
-          file, s"its metadata field is not a metaData action (${e.getMessage})", e)
+          file,
+          s"its metadata field is not a metaData action (${e.getMessage})",
+          e)
     }
 
   private def readJson(tablePath: Path, logPath: Path, store: LogStore, version: Long)
@@ -187,7 +222,8 @@ private[transaction] object CheckpointReader {
       val parts = r.get("parts")
       if (!parts.isArray || parts.size() == 0) {
         throw IndexTablesErrors.unreadableVersionFile(
-          file, "the multi-part manifest lists no parts")
+          file,
+          "the multi-part manifest lists no parts")
       }
       (0 until parts.size()).map(i => parts.get(i).asText())
     }

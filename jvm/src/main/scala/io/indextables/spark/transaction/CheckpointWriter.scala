@@ -40,8 +40,10 @@ object CheckpointWriter {
         LogRetention.cleanup(log)
       } catch {
         case NonFatal(e) =>
-          logger.warn(s"Checkpoint of version $version of ${log.tablePath} failed; the table " +
-            "stays readable from its version files", e)
+          logger.warn(
+            s"Checkpoint of version $version of ${log.tablePath} failed; the table " +
+              "stays readable from its version files",
+            e)
       }
     }
 
@@ -65,7 +67,9 @@ object CheckpointWriter {
       try return checkpointWith(store, log, snapshot, forceCompaction)
       catch {
         case e: java.io.IOException if attempt < maxAttempts =>
-          val delay = Backoff.delayMs(attempt, log.settings.stateRetryBaseDelayMs,
+          val delay = Backoff.delayMs(
+            attempt,
+            log.settings.stateRetryBaseDelayMs,
             log.settings.stateRetryMaxDelayMs)
           logger.warn(s"Writing the state of version ${snapshot.version} of ${log.tablePath} " +
             s"failed (${e.getMessage}); retrying in $delay ms (attempt ${attempt + 1} of " +
@@ -108,12 +112,14 @@ object CheckpointWriter {
       tombstoneThreshold = settings.compactionTombstoneThreshold,
       maxManifests = settings.compactionMaxManifests,
       forceCompaction = forceCompaction,
-      renormalizeThreshold = settings.schemaRenormalizeThreshold)
+      renormalizeThreshold = settings.schemaRenormalizeThreshold
+    )
     // Incremental only on the state the pointer names, and only when the snapshot was replayed
     // from it (then it knows which entries later versions replaced); otherwise compaction.
     val base = snapshot.stateBase.filter { b =>
-      pointer.exists(p => p.isAvroState && p.version < snapshot.version &&
-        p.stateDir.getOrElse(LastCheckpoint.stateDirName(p.version)) == b.stateDir)
+      pointer.exists(p =>
+        p.isAvroState && p.version < snapshot.version &&
+          p.stateDir.getOrElse(LastCheckpoint.stateDirName(p.version)) == b.stateDir)
     }
     val result = AvroStateWriter.write(store, log.logPath, snapshot, base, config)
     result.stateBase.foreach(b => log.recordStateBase(snapshot.version, b))
@@ -124,7 +130,8 @@ object CheckpointWriter {
       numFiles = snapshot.numFiles.toLong,
       createdTime = result.manifest.createdAt,
       format = Some(LastCheckpoint.AvroStateFormat),
-      stateDir = Some(result.stateDir))
+      stateDir = Some(result.stateDir)
+    )
   }
 
   private def writeJson(store: LogStore, logPath: Path, snapshot: Snapshot, perPart: Int)
@@ -134,8 +141,12 @@ object CheckpointWriter {
     val actions = header ++ snapshot.allFiles
     val file = new Path(logPath, CheckpointReader.jsonCheckpointName(version))
     val now = System.currentTimeMillis()
-    val base = LastCheckpoint(version, actions.size.toLong, snapshot.sizeInBytes,
-      snapshot.numFiles.toLong, now)
+    val base = LastCheckpoint(
+      version,
+      actions.size.toLong,
+      snapshot.sizeInBytes,
+      snapshot.numFiles.toLong,
+      now)
     if (actions.size <= perPart) {
       store.putIfAbsent(file, VersionFiles.encode(actions, compressed = true))
       base.copy(format = Some(LastCheckpoint.JsonFormat))
@@ -160,7 +171,9 @@ object CheckpointWriter {
           val other = mapper.readTree(store.read(file))
           (other.get("checkpointId").asText(), other.get("parts").size())
         }
-      base.copy(parts = Some(winnerParts), checkpointId = Some(winnerId),
+      base.copy(
+        parts = Some(winnerParts),
+        checkpointId = Some(winnerId),
         format = Some(LastCheckpoint.MultiPartFormat))
     }
   }

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-
 /**
  * The content of `_transaction_log/_last_checkpoint`, the pointer to the newest checkpoint.
  *
@@ -67,7 +66,8 @@ object LastCheckpoint {
       parts = long("parts").map(_.toInt),
       checkpointId = opt("checkpointId").map(_.asText()),
       format = opt("format").map(_.asText()),
-      stateDir = opt("stateDir").map(_.asText()))
+      stateDir = opt("stateDir").map(_.asText())
+    )
   }
 
   /** `state-v<20 digits>`, the state directory name of a version. */

@@ -3,8 +3,8 @@ package io.indextables.spark.transaction
 import java.io.FileNotFoundException
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
-import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardCopyOption}
 import java.nio.file.StandardOpenOption
+import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardCopyOption}
 import java.nio.file.{Path => NioPath}
 import java.util.UUID
 

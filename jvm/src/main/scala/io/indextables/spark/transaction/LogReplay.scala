@@ -42,7 +42,10 @@ object LogReplay {
     val p = protocol.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "protocol"))
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(tablePath, None, p.minReaderVersion,
+      throw IndexTablesErrors.unsupportedReaderVersion(
+        tablePath,
+        None,
+        p.minReaderVersion,
         TransactionLog.MaxReaderVersion)
     }
     val m = metadata.getOrElse(
@@ -104,13 +107,18 @@ object LogReplay {
       stateBase.foreach { b =>
         val gone = base.map(_.tombstones.iterator.map(_.path).toSet).getOrElse(Set.empty) ++
           b.manifest.tombstones
-        touched.foreach { case (path, e) => if (e.isDefined && gone.contains(path)) readded += path }
+        touched.foreach { case (path, e) =>
+          if (e.isDefined && gone.contains(path)) readded += path
+        }
       }
       touched.foreach {
         case (path, Some(e)) if !placed.contains(path) => files += e
         case _ =>
       }
-      Snapshot.Files(files.result(), tombstones.values.toVector, skips.values.toVector,
+      Snapshot.Files(
+        files.result(),
+        tombstones.values.toVector,
+        skips.values.toVector,
         stateBase.map(_.withReadded(readded)))
     }
 

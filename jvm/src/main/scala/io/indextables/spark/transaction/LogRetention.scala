@@ -50,8 +50,8 @@ object LogRetention {
     val keepNewest = stateDirs.takeRight(settings.stateRetentionVersions).map(_.getName).toSet
     val (retained, expired) = stateDirs.partition { d =>
       keepNewest.contains(d.getName) || pointed.contains(d.getName) ||
-        LastCheckpoint.versionOfStateDir(d.getName).exists(_ > pointer.version) ||
-        store.modificationTime(new Path(d, AvroStateReader.ManifestFileName)) >= stateCutoff
+      LastCheckpoint.versionOfStateDir(d.getName).exists(_ > pointer.version) ||
+      store.modificationTime(new Path(d, AvroStateReader.ManifestFileName)) >= stateCutoff
     }
     expired.foreach { d =>
       store.list(d).foreach(store.delete)

@@ -66,7 +66,9 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
     }
     protocols.headOption.orElse(base.map(_.protocol)).foreach { p =>
       if (p.minWriterVersion > TransactionLog.MaxWriterVersion) {
-        throw IndexTablesErrors.unsupportedWriterVersion(log.tablePath, p.minWriterVersion,
+        throw IndexTablesErrors.unsupportedWriterVersion(
+          log.tablePath,
+          p.minWriterVersion,
           TransactionLog.MaxWriterVersion)
       }
     }

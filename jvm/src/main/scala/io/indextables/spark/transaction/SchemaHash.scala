@@ -6,8 +6,8 @@ import java.util.Base64
 
 import scala.collection.JavaConverters._
 
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.{ArrayNode, JsonNodeFactory, ObjectNode}
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
 /**
  * The schema-deduplication hash of `protocol.md` ("Hash Computation"): the doc mapping JSON is
@@ -36,11 +36,14 @@ object SchemaHash {
 
   /** The canonical, compact JSON text that [[compute]] hashes. */
   def canonicalize(json: String): String = {
-    val tree = try mapper.readTree(json) catch {
-      case e: com.fasterxml.jackson.core.JsonProcessingException =>
-        throw new IllegalArgumentException(
-          s"Doc mapping is not valid JSON: ${e.getOriginalMessage}", e)
-    }
+    val tree =
+      try mapper.readTree(json)
+      catch {
+        case e: com.fasterxml.jackson.core.JsonProcessingException =>
+          throw new IllegalArgumentException(
+            s"Doc mapping is not valid JSON: ${e.getOriginalMessage}",
+            e)
+      }
     mapper.writeValueAsString(canonical(tree))
   }
 

@@ -155,7 +155,9 @@ final class StateBase(
 }
 
 object StateBase {
-  def apply(stateDir: String, manifest: io.indextables.spark.transaction.state.StateManifest,
+  def apply(
+      stateDir: String,
+      manifest: io.indextables.spark.transaction.state.StateManifest,
       entryPaths: => Set[String]): StateBase =
     new StateBase(stateDir, manifest, () => entryPaths, Set.empty)
 }

@@ -65,8 +65,11 @@ final class TransactionLog private (
     val latest = (versions.lastOption.toSeq ++ lastCheckpoint().map(_.version)).reduceOption(
       _ max _)
     if (version < 0 || latest.forall(_ < version)) {
-      throw IndexTablesErrors.versionNotFound(tablePath, version,
-        VersionFiles.fileName(version), latest)
+      throw IndexTablesErrors.versionNotFound(
+        tablePath,
+        version,
+        VersionFiles.fileName(version),
+        latest)
     }
     load(version, versions)
   }
@@ -202,9 +205,14 @@ final class TransactionLog private (
   }
 
   private def readCheckpoint(source: CheckpointReader.Source, versions: Seq[Long]): Snapshot =
-    CheckpointReader.read(tablePath, logPath, store, source,
+    CheckpointReader.read(
+      tablePath,
+      logPath,
+      store,
+      source,
       settings.stateReadParallelism,
-      versions, readVersion)
+      versions,
+      readVersion)
 
   private def readVersion(version: Long): Seq[Action] = {
     val file = VersionFiles.path(logPath, version)
@@ -217,8 +225,11 @@ final class TransactionLog private (
     val actions = VersionFiles.decode(file, bytes)
     actions.foreach {
       case p: ProtocolAction if p.minReaderVersion > TransactionLog.MaxReaderVersion =>
-        throw IndexTablesErrors.unsupportedReaderVersion(tablePath, Some(file), p.minReaderVersion,
-        TransactionLog.MaxReaderVersion)
+        throw IndexTablesErrors.unsupportedReaderVersion(
+          tablePath,
+          Some(file),
+          p.minReaderVersion,
+          TransactionLog.MaxReaderVersion)
       case _ =>
     }
     actions
@@ -264,7 +275,9 @@ object TransactionLog {
   }
 
   private val cache = new java.util.LinkedHashMap[(String, Map[String, String]), SharedState](
-    16, 0.75f, true) {
+    16,
+    0.75f,
+    true) {
     override def removeEldestEntry(
         e: java.util.Map.Entry[(String, Map[String, String]), SharedState]): Boolean =
       size() > CacheSize

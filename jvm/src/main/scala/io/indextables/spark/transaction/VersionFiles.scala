@@ -70,7 +70,9 @@ object VersionFiles {
       catch {
         case NonFatal(e) =>
           throw IndexTablesErrors.unreadableVersionFile(
-            file, s"line ${index + 1}: ${e.getMessage}", e)
+            file,
+            s"line ${index + 1}: ${e.getMessage}",
+            e)
       }
     }
   }
@@ -82,7 +84,8 @@ object VersionFiles {
     if (bytes.length >= 2 && bytes(0) == 0x01 && bytes(1) == 0x01) {
       if (!isGzipAt(bytes, 2)) {
         throw IndexTablesErrors.unreadableVersionFile(
-          file, "header 01 01 is not followed by a gzip stream (file truncated or corrupt)")
+          file,
+          "header 01 01 is not followed by a gzip stream (file truncated or corrupt)")
       }
       gunzip(file, bytes, 2)
     } else if (isGzipAt(bytes, 0)) {
@@ -107,6 +110,8 @@ object VersionFiles {
     } catch {
       case e: IOException =>
         throw IndexTablesErrors.unreadableVersionFile(
-          file, s"corrupt or truncated gzip data (${e.getMessage})", e)
+          file,
+          s"corrupt or truncated gzip data (${e.getMessage})",
+          e)
     }
 }

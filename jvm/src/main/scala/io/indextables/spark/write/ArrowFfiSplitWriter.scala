@@ -57,14 +57,17 @@ final class ArrowFfiSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
     if (rowsInSplit >= ctx.maxRowsPerSplit) finishContext() else Nil
   }
 
-  override def finish(): Seq[LocalSplit] = if (handle == 0L) Nil else { flushBatch(); finishContext() }
+  override def finish(): Seq[LocalSplit] =
+    if (handle == 0L) Nil else { flushBatch(); finishContext() }
 
   private def begin(): Unit = {
     val cSchema = ArrowSchema.allocateNew(allocator)
     try {
       Data.exportSchema(allocator, arrowSchema, null, cSchema)
       handle = QuickwitSplit.beginSplitFromArrow(
-        cSchema.memoryAddress(), partitionColumns.toArray, ctx.heapSize)
+        cSchema.memoryAddress(),
+        partitionColumns.toArray,
+        ctx.heapSize)
     } finally releaseIfUnconsumed(cSchema)
   }
 
@@ -86,14 +89,23 @@ final class ArrowFfiSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
   private def finishContext(): Seq[LocalSplit] = {
     val outDir = new File(ctx.workDir, s"ffi-${java.util.UUID.randomUUID()}")
     outDir.mkdirs()
-    val results = try QuickwitSplit.finishAllSplits(handle, outDir.getAbsolutePath).asScala
-    finally handle = 0L
+    val results =
+      try QuickwitSplit.finishAllSplits(handle, outDir.getAbsolutePath).asScala
+      finally handle = 0L
     val done = results.map { r =>
       val values = PartitionValues.fromNative(r.getPartitionValues.asScala.toMap)
       val key = partitionColumns.map(values.getOrElse(_, null))
       val st = stats.getOrElse(key, ctx.newStatistics())
-      LocalSplit(r.getSplitPath, r.getSplitId, values, r.getNumDocs, r.getFooterStartOffset,
-        r.getFooterEndOffset, docMapping, st.minValues, st.maxValues)
+      LocalSplit(
+        r.getSplitPath,
+        r.getSplitId,
+        values,
+        r.getNumDocs,
+        r.getFooterStartOffset,
+        r.getFooterEndOffset,
+        docMapping,
+        st.minValues,
+        st.maxValues)
     }.toList
     stats.clear()
     rowsInSplit = 0
@@ -102,10 +114,12 @@ final class ArrowFfiSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
 
   /** The native side takes over what it imports; anything it did not take is released here. */
   private def releaseIfUnconsumed(s: ArrowSchema): Unit = {
-    try if (s.snapshot().release != 0L) s.release() finally s.close()
+    try if (s.snapshot().release != 0L) s.release()
+    finally s.close()
   }
   private def releaseIfUnconsumed(a: ArrowArray): Unit = {
-    try if (a.snapshot().release != 0L) a.release() finally a.close()
+    try if (a.snapshot().release != 0L) a.release()
+    finally a.close()
   }
 
   override def close(): Unit = {

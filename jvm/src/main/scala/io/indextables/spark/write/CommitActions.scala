@@ -17,21 +17,30 @@ object CommitActions {
     // Schema deduplication: each distinct doc mapping is stored once in the metadata.
     val withRefs = adds.map { a =>
       a.docMappingJson match {
-        case Some(json) => (a.copy(docMappingJson = None, docMappingRef = Some(SchemaHash.compute(json))), Some(json))
+        case Some(json) => (
+            a.copy(docMappingJson = None, docMappingRef = Some(SchemaHash.compute(json))),
+            Some(json))
         case None => (a, None)
       }
     }
     val registry = withRefs.collect { case (a, Some(json)) =>
       SchemaHash.registryKey(a.docMappingRef.get) -> json
     }.toMap
-    val tableConfig = plan.indexSchema.typemap.map { case (c, t) => (IndexTablesConf.TypemapPrefix + c) -> t }
+    val tableConfig = plan.indexSchema.typemap.map { case (c, t) =>
+      (IndexTablesConf.TypemapPrefix + c) -> t
+    }
 
     val (header, removes) = current match {
       case None =>
         (Seq(ProtocolAction.current, newMetadata(plan, tableConfig ++ registry, now)), Nil)
       case Some(snap) if overwrite =>
-        val rm = snap.allFiles.map(f => RemoveAction(f.path, Some(now), dataChange = true,
-          Some(f.partitionValues), Some(f.size)))
+        val rm = snap.allFiles.map(f =>
+          RemoveAction(
+            f.path,
+            Some(now),
+            dataChange = true,
+            Some(f.partitionValues),
+            Some(f.size)))
         val kept = snap.metadata.configuration.filter(_._1.startsWith(SchemaHash.RegistryKeyPrefix))
         val md = snap.metadata.copy(
           schemaString = plan.writeSchema.json,
@@ -52,5 +61,6 @@ object CommitActions {
       schemaString = plan.writeSchema.json,
       partitionColumns = plan.indexSchema.partitionColumns,
       configuration = configuration,
-      createdTime = Some(now))
+      createdTime = Some(now)
+    )
 }

@@ -1,7 +1,7 @@
 package io.indextables.spark.write
 
-import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets
+import java.nio.{ByteBuffer, ByteOrder}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
@@ -78,11 +78,14 @@ final class DocumentBatchEncoder(fields: Seq[(Int, IndexedField)]) {
         header(DocumentBatchEncoder.Bool)
         buf.put(if (row.getBoolean(ord)) 1.toByte else 0.toByte)
       case IndexKind.DateTime =>
-        val micros = if (f.dataType == DateType) row.getInt(ord).toLong * 86400L * 1000000L else row.getLong(ord)
+        val micros = if (f.dataType == DateType) row.getInt(ord).toLong * 86400L * 1000000L
+        else row.getLong(ord)
         val seconds = Math.floorDiv(micros, 1000000L)
         if (seconds < -DocumentBatchEncoder.MaxSeconds || seconds > DocumentBatchEncoder.MaxSeconds)
-          throw IndexTablesErrors.writeFailed(s"column '${f.name}'", new IllegalArgumentException(
-            s"${RowToDocument.toLocalDateTime(micros)} is outside the dates tantivy holds (years 1677-2262)"))
+          throw IndexTablesErrors.writeFailed(
+            s"column '${f.name}'",
+            new IllegalArgumentException(
+              s"${RowToDocument.toLocalDateTime(micros)} is outside the dates tantivy holds (years 1677-2262)"))
         header(DocumentBatchEncoder.Date)
         buf.putLong(micros * 1000L)
       case IndexKind.Bytes =>
@@ -130,7 +133,7 @@ final class DocumentBatchEncoder(fields: Seq[(Int, IndexedField)]) {
 }
 
 object DocumentBatchEncoder {
-  private val Magic = 0x54414E54
+  private val Magic = 0x54414e54
   private val Text: Byte = 0
   private val Integer: Byte = 1
   private val Float: Byte = 2
@@ -138,6 +141,7 @@ object DocumentBatchEncoder {
   private val Date: Byte = 4
   private val Bytes: Byte = 5
   private val Json: Byte = 6
+
   /** tantivy4java's bound on a date's epoch seconds (nanoseconds must fit in a long). */
   private val MaxSeconds = 9223000000L
 }

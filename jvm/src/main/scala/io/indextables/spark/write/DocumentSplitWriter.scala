@@ -28,7 +28,9 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
   }
   private val textOrdinals = dataFields.collect { case (i, f) if f.kind == IndexKind.Text => i }
   private val open = mutable.LinkedHashMap.empty[Seq[String], PartitionIndex]
-  private lazy val nodeId = try InetAddress.getLocalHost.getHostName catch { case _: Exception => "node" }
+  private lazy val nodeId =
+    try InetAddress.getLocalHost.getHostName
+    catch { case _: Exception => "node" }
 
   /** One partition value's index under construction. */
   private final class PartitionIndex(val key: Seq[String]) {
@@ -52,7 +54,8 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
       batch.add(row)
       stats.update(row)
       rows += 1
-      if (batch.documentCount >= ctx.batchRows || batch.size >= DocumentSplitWriter.MaxBatchBytes) flush()
+      if (batch.documentCount >= ctx.batchRows || batch.size >= DocumentSplitWriter.MaxBatchBytes)
+        flush()
     }
 
     def flush(): Unit = if (batch.documentCount > 0) writer.addDocumentsByBuffer(batch.finish())
@@ -69,15 +72,25 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
       val md = QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
       FileUtils.deleteQuietly(dir)
       val values = ctx.indexSchema.partitionColumns.zip(key).toMap
-      LocalSplit(out.getAbsolutePath, md.getSplitId, values, md.getNumDocs,
-        md.getFooterStartOffset, md.getFooterEndOffset, md.getDocMappingJson,
-        stats.minValues, stats.maxValues,
-        if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty)
+      LocalSplit(
+        out.getAbsolutePath,
+        md.getSplitId,
+        values,
+        md.getNumDocs,
+        md.getFooterStartOffset,
+        md.getFooterEndOffset,
+        md.getDocMappingJson,
+        stats.minValues,
+        stats.maxValues,
+        if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty
+      )
     }
 
     def close(): Unit = {
       try writer.close()
-      finally try index.close() finally schema.close()
+      finally
+        try index.close()
+        finally schema.close()
     }
   }
 
@@ -99,13 +112,16 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
 
   override def close(): Unit = {
     open.values.foreach { p =>
-      try p.close() catch { case _: Exception => } finally FileUtils.deleteQuietly(p.dir)
+      try p.close()
+      catch { case _: Exception => }
+      finally FileUtils.deleteQuietly(p.dir)
     }
     open.clear()
   }
 }
 
 object DocumentSplitWriter {
+
   /** A batch is handed to the native writer at this size even before `batchRows` rows. */
   val MaxBatchBytes: Int = 64 << 20
 

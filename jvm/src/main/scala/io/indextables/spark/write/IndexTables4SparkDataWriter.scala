@@ -21,12 +21,19 @@ final case class IndexTablesCommitMessage(adds: Seq[AddAction]) extends WriterCo
  * executor, on one thread.
  */
 final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskId: Long)
-  extends DataWriter[InternalRow] {
+    extends DataWriter[InternalRow] {
 
   private val workDir: File =
     Files.createTempDirectory(s"indextables-write-$partitionId-$taskId-").toFile
-  private val ctx = new SplitWriterContext(plan.writeSchema, plan.indexSchema, plan.timeZone,
-    workDir, plan.heapSize, plan.batchRows, plan.maxRowsPerSplit, plan.statsTruncateAt)
+  private val ctx = new SplitWriterContext(
+    plan.writeSchema,
+    plan.indexSchema,
+    plan.timeZone,
+    workDir,
+    plan.heapSize,
+    plan.batchRows,
+    plan.maxRowsPerSplit,
+    plan.statsTruncateAt)
   private val splitWriter: SplitFileWriter = plan.path match {
     case WritePath.ArrowFfi => new ArrowFfiSplitWriter(ctx)
     case WritePath.BatchDocuments => new DocumentSplitWriter(ctx)
@@ -67,6 +74,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       footerEndOffset = Some(s.footerEndOffset),
       numMergeOps = Some(0),
       splitTags = if (s.tags.isEmpty) None else Some(s.tags),
-      docMappingJson = Option(s.docMappingJson))
+      docMappingJson = Option(s.docMappingJson)
+    )
   }
 }

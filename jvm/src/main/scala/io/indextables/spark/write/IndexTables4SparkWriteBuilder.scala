@@ -29,7 +29,7 @@ final class IndexTables4SparkWriteBuilder(
     existing: Option[Snapshot],
     resolveOptions: Map[String, String] => IndexTablesOptions,
     info: LogicalWriteInfo)
-  extends WriteBuilder with SupportsTruncate {
+    extends WriteBuilder with SupportsTruncate {
 
   private var overwrite = false
 
@@ -73,14 +73,19 @@ final class IndexTables4SparkWriteBuilder(
       heapSize = opts.get(IndexTablesConf.WriterHeapSize),
       batchRows = opts.get(IndexTablesConf.ArrowBatchRows),
       maxRowsPerSplit = opts.get(IndexTablesConf.MaxRowsPerSplit),
-      statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength))
-    new IndexTables4SparkBatchWrite(plan, overwrite, () =>
-      TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions))
+      statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength)
+    )
+    new IndexTables4SparkBatchWrite(
+      plan,
+      overwrite,
+      () =>
+        TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions))
   }
 
   private def checkAppendSchema(tableSchemaJson: String, data: StructType): Unit = {
     val tableSchema = DataType.fromJson(tableSchemaJson).asInstanceOf[StructType]
-    def shape(s: StructType) = s.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType.catalogString).toSeq
+    def shape(s: StructType) =
+      s.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType.catalogString).toSeq
     if (shape(tableSchema).sortBy(_._1) != shape(data).sortBy(_._1)) {
       throw IndexTablesErrors.schemaMismatch(tableName, tableSchema.simpleString, data.simpleString)
     }

@@ -26,21 +26,24 @@ object RowToDocument {
   def fill(doc: BatchDocument, row: InternalRow, fields: Seq[(Int, IndexedField)]): Unit =
     fields.foreach { case (ord, f) =>
       if (!row.isNullAt(ord)) f.kind match {
-        case IndexKind.RawString | IndexKind.Text => doc.addText(f.name, row.getUTF8String(ord).toString)
+        case IndexKind.RawString | IndexKind.Text =>
+          doc.addText(f.name, row.getUTF8String(ord).toString)
         case IndexKind.I64 => f.dataType match {
-          case IntegerType => doc.addInteger(f.name, row.getInt(ord).toLong)
-          case _ => doc.addInteger(f.name, row.getLong(ord))
-        }
+            case IntegerType => doc.addInteger(f.name, row.getInt(ord).toLong)
+            case _ => doc.addInteger(f.name, row.getLong(ord))
+          }
         case IndexKind.F64 => f.dataType match {
-          case FloatType => doc.addFloat(f.name, row.getFloat(ord).toDouble)
-          case d: DecimalType => doc.addFloat(f.name, row.getDecimal(ord, d.precision, d.scale).toDouble)
-          case _ => doc.addFloat(f.name, row.getDouble(ord))
-        }
+            case FloatType => doc.addFloat(f.name, row.getFloat(ord).toDouble)
+            case d: DecimalType =>
+              doc.addFloat(f.name, row.getDecimal(ord, d.precision, d.scale).toDouble)
+            case _ => doc.addFloat(f.name, row.getDouble(ord))
+          }
         case IndexKind.Bool => doc.addBoolean(f.name, row.getBoolean(ord))
         case IndexKind.DateTime => f.dataType match {
-          case DateType => doc.addDate(f.name, LocalDate.ofEpochDay(row.getInt(ord).toLong).atStartOfDay())
-          case _ => doc.addDate(f.name, toLocalDateTime(row.getLong(ord)))
-        }
+            case DateType =>
+              doc.addDate(f.name, LocalDate.ofEpochDay(row.getInt(ord).toLong).atStartOfDay())
+            case _ => doc.addDate(f.name, toLocalDateTime(row.getLong(ord)))
+          }
         case IndexKind.Bytes => doc.addBytes(f.name, row.getBinary(ord))
         case IndexKind.Json => doc.addJson(f.name, jsonValue(row, ord, f))
       }

@@ -7,8 +7,10 @@ import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
 /** Which native API a write task indexes through. */
 sealed trait WritePath
 object WritePath {
+
   /** tantivy4java's Arrow C data interface: beginSplitFromArrow / addArrowBatch / finishAllSplits. */
   case object ArrowFfi extends WritePath
+
   /** tantivy4java's batch-document API: IndexWriter + BatchDocumentBuilder, then a split. */
   case object BatchDocuments extends WritePath
 }
@@ -35,7 +37,8 @@ object WritePathSelector {
     }
     needsDocuments match {
       case Some(reason) => Decision(WritePath.BatchDocuments, reason)
-      case None => Decision(WritePath.ArrowFfi, "every column is indexed as the Arrow FFI path does")
+      case None =>
+        Decision(WritePath.ArrowFfi, "every column is indexed as the Arrow FFI path does")
     }
   }
 

@@ -10,8 +10,8 @@ import java.util.concurrent.{Callable, Executors, TimeUnit}
 import scala.collection.JavaConverters._
 import scala.collection.mutable.ArrayBuffer
 
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DoubleType, StringType, TimestampType}
 
 import io.indextables.spark.schema.{IndexKind, IndexedField}
@@ -60,10 +60,16 @@ object CeilingHarness {
     IndexedField("component", StringType, IndexKind.RawString),
     IndexedField("host", StringType, IndexKind.RawString),
     IndexedField("latency_ms", DoubleType, IndexKind.F64),
-    IndexedField("message", StringType, IndexKind.Text))
+    IndexedField("message", StringType, IndexKind.Text)
+  )
 
-  final case class Split(path: String, numDocs: Long, footerStart: Long, footerEnd: Long,
-      docMapping: String, bytes: Long)
+  final case class Split(
+      path: String,
+      numDocs: Long,
+      footerStart: Long,
+      footerEnd: Long,
+      docMapping: String,
+      bytes: Long)
 
   def main(args: Array[String]): Unit = {
     val opts = args.grouped(2).collect { case Array(k, v) => k.stripPrefix("--") -> v }.toMap
@@ -131,7 +137,8 @@ object CeilingHarness {
           val v = wOut.putObject(variant)
           v.put("hits", hits)
           putTimes(v, times)
-          System.err.println(f"ceiling query $name/$variant: $hits hits, median ${median(times)}%.4f s")
+          System.err.println(
+            f"ceiling query $name/$variant: $hits hits, median ${median(times)}%.4f s")
         }
       }
     } finally {
@@ -140,7 +147,8 @@ object CeilingHarness {
     }
     out.put("vm_hwm_kb", vmHwmKb())
     val w = new PrintWriter(new File(opts("out")), "UTF-8")
-    try w.print(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(out)) finally w.close()
+    try w.print(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(out))
+    finally w.close()
   }
 
   private def putTimes(n: ObjectNode, times: Seq[Double]): Unit = {
@@ -156,14 +164,20 @@ object CeilingHarness {
   }
 
   private def vmHwmKb(): Long = {
-    val line = Files.readAllLines(new File("/proc/self/status").toPath).asScala.find(_.startsWith("VmHWM:"))
+    val line =
+      Files.readAllLines(new File("/proc/self/status").toPath).asScala.find(_.startsWith("VmHWM:"))
     line.map(_.replaceAll("[^0-9]", "").toLong).getOrElse(-1L)
   }
 
   // ---- ingest -----------------------------------------------------------------------------
 
   /** Indexes every file into splits under `dir`, `threads` files at a time; seconds of wall time. */
-  private def ingest(files: Seq[File], dir: File, threads: Int, heap: Long, batchRows: Int,
+  private def ingest(
+      files: Seq[File],
+      dir: File,
+      threads: Int,
+      heap: Long,
+      batchRows: Int,
       maxRows: Long): (Double, Seq[Split]) = {
     val pool = Executors.newFixedThreadPool(threads)
     try {
@@ -189,12 +203,17 @@ object CeilingHarness {
   }
 
   /** Native nanoseconds spent on one file, and its splits. */
-  private def indexFile(file: File, dir: File, heap: Long, batchRows: Int,
+  private def indexFile(
+      file: File,
+      dir: File,
+      heap: Long,
+      batchRows: Int,
       maxRows: Long): (Long, Seq[Split]) = {
     var native = 0L
     val splits = ArrayBuffer.empty[Split]
     var current: Open = null
-    val reader = new BufferedReader(new InputStreamReader(new FileInputStream(file), StandardCharsets.UTF_8),
+    val reader = new BufferedReader(
+      new InputStreamReader(new FileInputStream(file), StandardCharsets.UTF_8),
       1 << 20)
     try {
       var line = reader.readLine()
@@ -249,16 +268,26 @@ object CeilingHarness {
     }
 
     def finish(): Split = {
-      try { flush(); writer.commit() } finally close()
+      try { flush(); writer.commit() }
+      finally close()
       val out = new File(parent, s"part-${UUID.randomUUID()}.split")
       val config = new QuickwitSplit.SplitConfig("indextables", "spark", "bench")
       val md = QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
       deleteRecursively(dir)
-      Split(out.getAbsolutePath, md.getNumDocs, md.getFooterStartOffset, md.getFooterEndOffset,
-        md.getDocMappingJson, out.length())
+      Split(
+        out.getAbsolutePath,
+        md.getNumDocs,
+        md.getFooterStartOffset,
+        md.getFooterEndOffset,
+        md.getDocMappingJson,
+        out.length())
     }
 
-    def close(): Unit = try writer.close() finally try index.close() finally schema.close()
+    def close(): Unit =
+      try writer.close()
+      finally
+        try index.close()
+        finally schema.close()
   }
 
   private def toLocalDateTime(micros: Long): LocalDateTime = {
@@ -279,8 +308,14 @@ object CeilingHarness {
       .withMaxCacheSize(268435456L))
 
   /** Runs one query over every split (one task per split); the hits, fetched unless countOnly. */
-  private def runQuery(pool: java.util.concurrent.ExecutorService, splits: Seq[Split], spec: JsonNode,
-      fields: Array[String], countOnly: Boolean, limit: Option[Int], readBatch: Int): Long = {
+  private def runQuery(
+      pool: java.util.concurrent.ExecutorService,
+      splits: Seq[Split],
+      spec: JsonNode,
+      fields: Array[String],
+      countOnly: Boolean,
+      limit: Option[Int],
+      readBatch: Int): Long = {
     val tasks = splits.map { s =>
       pool.submit(new Callable[Long] {
         override def call(): Long = searchSplit(s, spec, fields, countOnly, limit, readBatch)
@@ -290,13 +325,34 @@ object CeilingHarness {
     limit.map(l => math.min(l.toLong, total)).getOrElse(total)
   }
 
-  private def searchSplit(s: Split, spec: JsonNode, fields: Array[String], countOnly: Boolean,
-      limit: Option[Int], readBatch: Int): Long = {
+  private def searchSplit(
+      s: Split,
+      spec: JsonNode,
+      fields: Array[String],
+      countOnly: Boolean,
+      limit: Option[Int],
+      readBatch: Int): Long = {
     val metadata = new QuickwitSplit.SplitMetadata(
-      new File(s.path).getName.stripSuffix(".split"), "indextables", 0L, "spark", "node", s.numDocs,
-      0L, null, null, 0L, "Mature", java.util.Collections.emptySet[String](), s.footerStart,
-      s.footerEnd, 0L, 0, "default", s.docMapping,
-      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]())
+      new File(s.path).getName.stripSuffix(".split"),
+      "indextables",
+      0L,
+      "spark",
+      "node",
+      s.numDocs,
+      0L,
+      null,
+      null,
+      0L,
+      "Mature",
+      java.util.Collections.emptySet[String](),
+      s.footerStart,
+      s.footerEnd,
+      0L,
+      0,
+      "default",
+      s.docMapping,
+      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
+    )
     val searcher = cacheManager().createSplitSearcher(s.path, metadata)
     try {
       if (spec.has("aggregate")) return aggregate(searcher, spec.get("aggregate"))
@@ -304,17 +360,21 @@ object CeilingHarness {
       val max = math.min(limit.map(_.toLong).getOrElse(s.numDocs), s.numDocs).toInt
       if (max <= 0) return 0L
       val result = searcher.search(query, max)
-      val hits: Array[DocAddress] = try result.getHits.asScala.map(_.getDocAddress).toArray
+      val hits: Array[DocAddress] =
+        try result.getHits.asScala.map(_.getDocAddress).toArray
         finally result.close()
       if (!countOnly && fields.nonEmpty) {
         var pos = 0
         var values = 0L
         while (pos < hits.length) {
           val end = math.min(pos + readBatch, hits.length)
-          val docs = searcher.docBatchProjected(java.util.Arrays.copyOfRange(hits, pos, end), fields: _*)
+          val docs =
+            searcher.docBatchProjected(java.util.Arrays.copyOfRange(hits, pos, end), fields: _*)
           // Touch every value, as the product converts each one.
           docs.asScala.foreach { d =>
-            fields.foreach { f => val v = d.get(f); if (v != null && !v.isEmpty) values += 1 }
+            fields.foreach { f =>
+              val v = d.get(f); if (v != null && !v.isEmpty) values += 1
+            }
           }
           pos = end
         }
@@ -338,30 +398,39 @@ object CeilingHarness {
     }
     val result = searcher.aggregate(toQuery(a.get("query")), "agg", agg)
     try result.getAggregation("agg") match {
-      case c: CountResult => c.getCount
-      case t: TermsResult => t.getBuckets.asScala.map(_.getDocCount).sum
-      case other => throw new IllegalStateException(s"unexpected aggregation result $other")
-    } finally result.close()
+        case c: CountResult => c.getCount
+        case t: TermsResult => t.getBuckets.asScala.map(_.getDocCount).sum
+        case other => throw new IllegalStateException(s"unexpected aggregation result $other")
+      }
+    finally result.close()
   }
 
   def toQuery(spec: JsonNode): SplitQuery = {
     def str(n: JsonNode): String = if (n == null || n.isNull) null else n.asText()
     if (spec.has("all")) new SplitMatchAllQuery()
     else if (spec.has("ast")) new SplitParsedQuery(spec.get("ast").asText())
-    else if (spec.has("term")) new SplitTermQuery(spec.get("term").get(0).asText(), spec.get("term").get(1).asText())
+    else if (spec.has("term"))
+      new SplitTermQuery(spec.get("term").get(0).asText(), spec.get("term").get(1).asText())
     else if (spec.has("phrase")) {
       val p = spec.get("phrase")
-      new SplitPhraseQuery(p.get(0).asText(), p.get(1).elements().asScala.map(_.asText()).toList.asJava)
+      new SplitPhraseQuery(
+        p.get(0).asText(),
+        p.get(1).elements().asScala.map(_.asText()).toList.asJava)
     } else if (spec.has("wildcard")) {
-      new SplitWildcardQuery(spec.get("wildcard").get(0).asText(), spec.get("wildcard").get(1).asText())
+      new SplitWildcardQuery(
+        spec.get("wildcard").get(0).asText(),
+        spec.get("wildcard").get(1).asText())
     } else if (spec.has("range")) {
       val r = spec.get("range")
       def bound(v: JsonNode, inclusive: Boolean) =
         if (str(v) == null) SplitRangeQuery.RangeBound.unbounded()
         else if (inclusive) SplitRangeQuery.RangeBound.inclusive(str(v))
         else SplitRangeQuery.RangeBound.exclusive(str(v))
-      new SplitRangeQuery(r.get(0).asText(), bound(r.get(1), r.get(4).asBoolean()),
-        bound(r.get(2), r.get(5).asBoolean()), r.get(3).asText())
+      new SplitRangeQuery(
+        r.get(0).asText(),
+        bound(r.get(1), r.get(4).asBoolean()),
+        bound(r.get(2), r.get(5).asBoolean()),
+        r.get(3).asText())
     } else if (spec.has("bool")) {
       val b = spec.get("bool")
       val q = new SplitBooleanQuery()

@@ -35,16 +35,29 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
   }
 
   test("for every key: option > session > table property > default, in any case in any layer") {
-    val cases = Seq((camel _, lower _, upper _), (lower _, upper _, camel _), (upper _, camel _, lower _))
+    val cases =
+      Seq((camel _, lower _, upper _), (lower _, upper _, camel _), (upper _, camel _, lower _))
     IndexTablesConf.allEntries.foreach { e =>
       val (hi, lo) = samples(e)
       val other = if (e.default.toString == lo) hi else e.default.toString
       cases.foreach { case (o, s, t) =>
-        def get(options: Map[String, String], session: Map[String, String], table: Map[String, String]) =
+        def get(
+            options: Map[String, String],
+            session: Map[String, String],
+            table: Map[String, String]) =
           IndexTablesOptions(options, session, table).get(e).toString
-        assert(get(Map(o(e.key) -> hi), Map(s(e.key) -> lo), Map(t(e.key) -> lo)) === e.parse(hi).get.toString, e.key)
-        assert(get(Map.empty, Map(s(e.key) -> hi), Map(t(e.key) -> lo)) === e.parse(hi).get.toString, e.key)
-        assert(get(Map.empty, Map.empty, Map(t(e.key) -> other)) === e.parse(other).get.toString, e.key)
+        assert(
+          get(
+            Map(o(e.key) -> hi),
+            Map(s(e.key) -> lo),
+            Map(t(e.key) -> lo)) === e.parse(hi).get.toString,
+          e.key)
+        assert(
+          get(Map.empty, Map(s(e.key) -> hi), Map(t(e.key) -> lo)) === e.parse(hi).get.toString,
+          e.key)
+        assert(
+          get(Map.empty, Map.empty, Map(t(e.key) -> other)) === e.parse(other).get.toString,
+          e.key)
         assert(get(Map.empty, Map.empty, Map.empty) === e.default.toString, e.key)
       }
     }
@@ -53,10 +66,13 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
   test("regression: a camelCase session key no longer beats a lower-cased write option") {
     // DataFrame options reach the plugin lower-cased; the session keeps the case it was given.
     val opts = IndexTablesOptions(
-      options = Map("spark.indextables.state.entriespermanifest" -> "7",
+      options = Map(
+        "spark.indextables.state.entriespermanifest" -> "7",
         "spark.indextables.transaction.retry.maxattempts" -> "3"),
-      sessionConf = Map("spark.indextables.state.entriesPerManifest" -> "1000",
-        "spark.indextables.transaction.retry.maxAttempts" -> "50"))
+      sessionConf = Map(
+        "spark.indextables.state.entriesPerManifest" -> "1000",
+        "spark.indextables.transaction.retry.maxAttempts" -> "50")
+    )
     assert(opts.logSettings.stateEntriesPerManifest === 7)
     assert(opts.logSettings.retryMaxAttempts === 3)
   }
@@ -82,22 +98,30 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
       IndexTablesConf.CompactionTombstoneThreshold -> "NaN",
       IndexTablesConf.CheckpointEnabled -> "yes",
       IndexTablesConf.StateFormat -> "parquet",
-      IndexTablesConf.MaxRowsPerSplit -> "many")
+      IndexTablesConf.MaxRowsPerSplit -> "many"
+    )
     bad.foreach { case (e, v) =>
       val ex = intercept[IndexTablesException](IndexTablesOptions(Map(lower(e.key) -> v)).get(e))
       assert(ex.getErrorClass === "INDEXTABLES_INVALID_OPTION")
-      assert(ex.getMessage.contains(e.key) && ex.getMessage.contains(s"'$v'") &&
-        ex.getMessage.contains(e.expected), ex.getMessage)
+      assert(
+        ex.getMessage.contains(e.key) && ex.getMessage.contains(s"'$v'") &&
+          ex.getMessage.contains(e.expected),
+        ex.getMessage)
     }
   }
 
   test("typemap entries follow the same precedence, and only Hadoop fs options key the log cache") {
     val opts = IndexTablesOptions(
-      options = Map("spark.indextables.indexing.typemap.msg" -> "TEXT", "fs.s3a.endpoint" -> "e",
-        "__indextables.indexquery.key" -> "k", "spark.indextables.read.batchSize" -> "9"),
-      sessionConf = Map("spark.indextables.indexing.typemap.MSG" -> "json",
+      options = Map(
+        "spark.indextables.indexing.typemap.msg" -> "TEXT",
+        "fs.s3a.endpoint" -> "e",
+        "__indextables.indexquery.key" -> "k",
+        "spark.indextables.read.batchSize" -> "9"),
+      sessionConf = Map(
+        "spark.indextables.indexing.typemap.MSG" -> "json",
         "spark.indextables.indexing.typemap.host" -> "string"),
-      tableProps = Map("spark.indextables.indexing.typemap.host" -> "text"))
+      tableProps = Map("spark.indextables.indexing.typemap.host" -> "text")
+    )
     assert(opts.typemap === Map("msg" -> "text", "host" -> "string"))
     assert(opts.fileSystemOptions === Map("fs.s3a.endpoint" -> "e"))
   }

@@ -12,17 +12,34 @@ class RoundTripSuite extends IndexTablesTestBase {
   import scala.collection.JavaConverters._
 
   private val schema = StructType(Seq(
-    StructField("id", LongType), StructField("i", IntegerType), StructField("s", StringType),
-    StructField("d", DoubleType), StructField("f", FloatType), StructField("b", BooleanType),
-    StructField("ts", TimestampType), StructField("dt", DateType),
-    StructField("dec", DecimalType(10, 2)), StructField("bin", BinaryType),
-    StructField("st", StructType(Seq(StructField("a", IntegerType), StructField("b", StringType))))))
+    StructField("id", LongType),
+    StructField("i", IntegerType),
+    StructField("s", StringType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("b", BooleanType),
+    StructField("ts", TimestampType),
+    StructField("dt", DateType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("bin", BinaryType),
+    StructField("st", StructType(Seq(StructField("a", IntegerType), StructField("b", StringType))))
+  ))
 
   private def rows(n: Int): Seq[Row] = (0 until n).map { k =>
     if (k % 7 == 3) Row(k.toLong, null, null, null, null, null, null, null, null, null, null)
-    else Row(k.toLong, k, s"value $k", k * 1.5, k * 0.25f, k % 2 == 0,
-      new Timestamp(1700000000000L + k * 1000L + (k % 5) * 123L), Date.valueOf("2024-01-01"),
-      new java.math.BigDecimal(s"$k.25"), Array[Byte](k.toByte, 1), Row(k, s"n$k"))
+    else Row(
+      k.toLong,
+      k,
+      s"value $k",
+      k * 1.5,
+      k * 0.25f,
+      k % 2 == 0,
+      new Timestamp(1700000000000L + k * 1000L + (k % 5) * 123L),
+      Date.valueOf("2024-01-01"),
+      new java.math.BigDecimal(s"$k.25"),
+      Array[Byte](k.toByte, 1),
+      Row(k, s"n$k")
+    )
   }
 
   test("every Arrow FFI type round-trips with the same values") {
@@ -38,15 +55,22 @@ class RoundTripSuite extends IndexTablesTestBase {
 
   test("a text column is searched by a word inside a sentence") {
     val path = tablePath("text")
-    val df = spark.createDataFrame(Seq(
-      (1L, "ERROR", "Connection timeout while contacting host alpha"),
-      (2L, "INFO", "Request served in 5 ms"),
-      (3L, "WARN", "Retrying after timeout")).map { case (a, b, c) => Row(a, b, c) }.asJava,
-      StructType(Seq(StructField("id", LongType), StructField("level", StringType),
-        StructField("message", StringType))))
-    df.write.format("indextables").option("spark.indextables.indexing.typemap.message", "text").save(path)
+    val df = spark.createDataFrame(
+      Seq(
+        (1L, "ERROR", "Connection timeout while contacting host alpha"),
+        (2L, "INFO", "Request served in 5 ms"),
+        (3L, "WARN", "Retrying after timeout")).map { case (a, b, c) => Row(a, b, c) }.asJava,
+      StructType(Seq(
+        StructField("id", LongType),
+        StructField("level", StringType),
+        StructField("message", StringType)))
+    )
+    df.write.format("indextables").option(
+      "spark.indextables.indexing.typemap.message",
+      "text").save(path)
     val back = spark.read.format("indextables").load(path)
-    val hits = back.filter(col("message").contains("timeout")).select("id").collect().map(_.getLong(0)).sorted
+    val hits = back.filter(col("message").contains("timeout")).select("id").collect().map(_.getLong(
+      0)).sorted
     assert(hits.toSeq == Seq(1L, 3L))
     val errors = back.filter(col("level") === "ERROR")
     assert(executedPlan(errors).contains("EqualTo(level,ERROR)"))

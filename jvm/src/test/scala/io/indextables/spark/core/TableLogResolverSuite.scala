@@ -4,15 +4,15 @@ import java.nio.file.Files
 
 import org.apache.commons.io.FileUtils
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
+import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.extensions.ExtensionsSession
 import io.indextables.spark.read.IndexTables4SparkScan
-import io.indextables.spark.transaction.{LastCheckpoint, LocalLogStore, Snapshot, TransactionLog}
 import io.indextables.spark.transaction.state.AvroStateReader
+import io.indextables.spark.transaction.{LastCheckpoint, LocalLogStore, Snapshot, TransactionLog}
 
 /** How reads and writes reach a table's log: the shared snapshot, and settings precedence. */
 class TableLogResolverSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -41,7 +41,8 @@ class TableLogResolverSuite extends AnyFunSuite with BeforeAndAfterAll {
     scans.head.snapshot
   }
 
-  test("two IndexQuery queries on one table share one snapshot: the hand-off key is not a log option") {
+  test(
+    "two IndexQuery queries on one table share one snapshot: the hand-off key is not a log option") {
     val s = spark; import s.implicits._
     val p = path("shared")
     Seq((1L, "connection timeout"), (2L, "disk full")).toDF("id", "message").write

@@ -28,16 +28,66 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
   private lazy val scratch = Files.createTempDirectory("indextables-fuzz").toFile
   private lazy val table = new java.io.File(scratch, "t").getAbsolutePath
 
-  private val pieces = Seq("timeout", "connection", "ERROR", "message:", "level:", "id:", "nosuch:",
-    "(", ")", "\"", "'", "\\", "*", "?", "~", "~2", "^2", ":", "[", "]", "{", "}", " TO ", " AND ",
-    " OR ", " NOT ", "+", "-", "!", "/", "&&", "||", " ", "  ", "1", "-5", "3.5", "é", "日本",
-    "\u0000", "\t", "\n", "IN", "[1 TO 5]", "{a TO b}", "*:*", "_exists_:", ">", "<=", "=")
+  private val pieces = Seq(
+    "timeout",
+    "connection",
+    "ERROR",
+    "message:",
+    "level:",
+    "id:",
+    "nosuch:",
+    "(",
+    ")",
+    "\"",
+    "'",
+    "\\",
+    "*",
+    "?",
+    "~",
+    "~2",
+    "^2",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    " TO ",
+    " AND ",
+    " OR ",
+    " NOT ",
+    "+",
+    "-",
+    "!",
+    "/",
+    "&&",
+    "||",
+    " ",
+    "  ",
+    "1",
+    "-5",
+    "3.5",
+    "é",
+    "日本",
+    "\u0000",
+    "\t",
+    "\n",
+    "IN",
+    "[1 TO 5]",
+    "{a TO b}",
+    "*:*",
+    "_exists_:",
+    ">",
+    "<=",
+    "="
+  )
 
   override def beforeAll(): Unit = {
     super.beforeAll()
     spark = ExtensionsSession.create("fuzz")
     val s = spark; import s.implicits._
-    Seq((1L, "ERROR", "connection timeout after 30s", 3), (2L, "INFO", "block served", 7),
+    Seq(
+      (1L, "ERROR", "connection timeout after 30s", 3),
+      (2L, "INFO", "block served", 7),
       (3L, null, "timeout waiting", 1)).toDF("id", "level", "message", "n")
       .write.format("indextables").option("spark.indextables.indexing.typemap.message", "text")
       .save(table)
@@ -67,8 +117,9 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
     failAfter(Span(240, Seconds)) {
       (1 to 4000).foreach { _ =>
         val q = randomQuery(rnd)
-        val filter = if (rnd.nextBoolean()) MixedBooleanFilter.IndexQueryFilter("message", q, IndexQueryMode.IndexQuery)
-          else MixedBooleanFilter.IndexQueryAllFilter(q)
+        val filter = if (rnd.nextBoolean())
+          MixedBooleanFilter.IndexQueryFilter("message", q, IndexQueryMode.IndexQuery)
+        else MixedBooleanFilter.IndexQueryAllFilter(q)
         try { IndexQueryParsing.toQuery(filter, schema, snapshot); ok += 1 }
         catch {
           case e: IndexTablesException =>
@@ -85,8 +136,9 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
     failAfter(Span(400, Seconds)) {
       (1 to 300).foreach { _ =>
         val q = randomQuery(rnd)
-        val sql = if (rnd.nextBoolean()) s"SELECT id FROM fuzz WHERE message indexquery ${sqlLiteral(q)}"
-          else s"SELECT id FROM fuzz WHERE level = 'INFO' OR NOT indexqueryall(${sqlLiteral(q)})"
+        val sql = if (rnd.nextBoolean())
+          s"SELECT id FROM fuzz WHERE message indexquery ${sqlLiteral(q)}"
+        else s"SELECT id FROM fuzz WHERE level = 'INFO' OR NOT indexqueryall(${sqlLiteral(q)})"
         try { val n = spark.sql(sql).collect().length; assert(n <= 3); results += 1 }
         catch {
           case _: IndexTablesException | _: ParseException | _: AnalysisException =>
@@ -99,10 +151,41 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
   }
 
   test("5000 random SQL texts around the operators: the rewriter never throws or hangs") {
-    val sqlPieces = Seq("SELECT", " * ", "FROM t", " WHERE ", "m", "a.b", "`x y`", " indexquery ",
-      " INDEXQUERY ", " textsearch ", " fieldmatch ", "_indexall", "indexqueryall(", ")", "(",
-      "'q'", "'a''b'", "\"d\"", "'un", "`un", "--c\n", "/* c */", "/*", "*/", " AND ", " OR ",
-      " NOT ", ",", ".", "\\", "'\\''", " ", "\n")
+    val sqlPieces = Seq(
+      "SELECT",
+      " * ",
+      "FROM t",
+      " WHERE ",
+      "m",
+      "a.b",
+      "`x y`",
+      " indexquery ",
+      " INDEXQUERY ",
+      " textsearch ",
+      " fieldmatch ",
+      "_indexall",
+      "indexqueryall(",
+      ")",
+      "(",
+      "'q'",
+      "'a''b'",
+      "\"d\"",
+      "'un",
+      "`un",
+      "--c\n",
+      "/* c */",
+      "/*",
+      "*/",
+      " AND ",
+      " OR ",
+      " NOT ",
+      ",",
+      ".",
+      "\\",
+      "'\\''",
+      " ",
+      "\n"
+    )
     val parser = new IndexTables4SparkSqlParser(CatalystSqlParser)
     val rnd = new Random(17)
     failAfter(Span(240, Seconds)) {

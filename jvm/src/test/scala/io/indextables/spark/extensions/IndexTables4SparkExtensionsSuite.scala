@@ -21,7 +21,8 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
     (3L, "WARN", "connection reset by peer"),
     (4L, null, "timeout waiting for lock"),
     (5L, "ERROR", null),
-    (6L, "INFO", "Timeout OK"))
+    (6L, "INFO", "Timeout OK")
+  )
 
   override def beforeAll(): Unit = {
     super.beforeAll()
@@ -45,7 +46,8 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
 
   private def path(name: String) = new java.io.File(scratch, name).getAbsolutePath
 
-  private def ids(df: DataFrame): Seq[Long] = df.select("id").collect().map(_.getLong(0)).sorted.toSeq
+  private def ids(df: DataFrame): Seq[Long] =
+    df.select("id").collect().map(_.getLong(0)).sorted.toSeq
 
   private def ids(sql: String): Seq[Long] = ids(spark.sql(sql))
 
@@ -61,7 +63,8 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
   }
 
   test("indexquery AND a regular predicate: one native query with both") {
-    val sql = "SELECT id FROM logs WHERE level = 'ERROR' AND message indexquery 'timeout OR connection'"
+    val sql =
+      "SELECT id FROM logs WHERE level = 'ERROR' AND message indexquery 'timeout OR connection'"
     assert(ids(sql) == Seq(1L))
     val plan = scanText(sql)
     assert(plan.contains("PushedIndexQuery: [message indexquery 'timeout OR connection']"), plan)
@@ -69,7 +72,10 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
   }
 
   test("indexquery under OR with a regular predicate") {
-    assert(ids("SELECT id FROM logs WHERE level = 'INFO' OR message indexquery 'reset'") == Seq(2L, 3L, 6L))
+    assert(ids("SELECT id FROM logs WHERE level = 'INFO' OR message indexquery 'reset'") == Seq(
+      2L,
+      3L,
+      6L))
   }
 
   test("NOT over indexquery keeps null messages; NOT over the OR follows three-valued logic") {
@@ -80,9 +86,11 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
   }
 
   test("temp view, CTE, subquery alias and a join each push to the right scan") {
-    assert(ids("WITH c AS (SELECT * FROM logs) SELECT id FROM c WHERE message indexquery 'timeout'") ==
-      Seq(1L, 4L, 6L))
-    assert(ids("SELECT s.id FROM (SELECT id, message AS m FROM logs) s WHERE s.m indexquery 'connection'") ==
+    assert(
+      ids("WITH c AS (SELECT * FROM logs) SELECT id FROM c WHERE message indexquery 'timeout'") ==
+        Seq(1L, 4L, 6L))
+    assert(ids(
+      "SELECT s.id FROM (SELECT id, message AS m FROM logs) s WHERE s.m indexquery 'connection'") ==
       Seq(1L, 3L))
     val join = "SELECT l.id FROM logs l JOIN notes n ON l.id = n.id " +
       "WHERE l.message indexquery 'connection' AND n.note indexquery 'gamma'"
@@ -125,7 +133,8 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
   }
 
   test("an inexact predicate under OR with an indexquery fails clearly instead of a wrong answer") {
-    val e = intercept[Exception](ids("SELECT id FROM logs WHERE message = 'x' OR message indexquery 'y'"))
+    val e =
+      intercept[Exception](ids("SELECT id FROM logs WHERE message = 'x' OR message indexquery 'y'"))
     assert(e.getMessage.contains("cannot answer it exactly"), e.getMessage)
   }
 
@@ -141,11 +150,14 @@ class IndexTables4SparkExtensionsSuite extends AnyFunSuite with BeforeAndAfterAl
       val tasks = (1 to 20).map { i =>
         pool.submit(new java.util.concurrent.Callable[(Seq[Long], Seq[Long])] {
           def call(): (Seq[Long], Seq[Long]) =
-            if (i % 2 == 0) (ids("SELECT id FROM logs WHERE message indexquery 'timeout'"), Seq(1L, 4L, 6L))
+            if (i % 2 == 0)
+              (ids("SELECT id FROM logs WHERE message indexquery 'timeout'"), Seq(1L, 4L, 6L))
             else (ids("SELECT id FROM notes WHERE note indexquery 'alpha'"), Seq(1L))
         })
       }
-      tasks.foreach { t => val (got, want) = t.get(); assert(got == want) }
+      tasks.foreach { t =>
+        val (got, want) = t.get(); assert(got == want)
+      }
     } finally pool.shutdown()
     assert(IndexQueryRegistry.lookup("no-such-key").isEmpty)
   }

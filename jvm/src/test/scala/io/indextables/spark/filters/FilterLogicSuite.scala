@@ -71,9 +71,17 @@ class FilterLogicSuite extends AnyFunSuite {
   }
 
   test("null rejection: comparisons and string matches are NULL on a null column; IS NULL and <=> never are") {
-    val rejecting = Seq(EqualTo("a", 1), In("a", Array(1, 2)), GreaterThan("a", 1),
-      GreaterThanOrEqual("a", 1), LessThan("a", 1), LessThanOrEqual("a", 1),
-      StringStartsWith("a", "x"), StringEndsWith("a", "x"), StringContains("a", "x"))
+    val rejecting = Seq(
+      EqualTo("a", 1),
+      In("a", Array(1, 2)),
+      GreaterThan("a", 1),
+      GreaterThanOrEqual("a", 1),
+      LessThan("a", 1),
+      LessThanOrEqual("a", 1),
+      StringStartsWith("a", "x"),
+      StringEndsWith("a", "x"),
+      StringContains("a", "x")
+    )
     val neverNull = Seq(IsNull("a"), IsNotNull("a"), EqualNullSafe("a", 1))
     rejecting.foreach { f =>
       assert(FilterLogic.nullRejecting(f), f)
@@ -106,7 +114,8 @@ class FilterLogicSuite extends AnyFunSuite {
 
   test("a side is computed only when asked for") {
     var asked = 0
-    val lazySide = new QuerySides({ asked += 1; None }, throw new AssertionError("FALSE side built"))
+    val lazySide =
+      new QuerySides({ asked += 1; None }, throw new AssertionError("FALSE side built"))
     assert(lazySide.whenTrue.isEmpty && lazySide.whenTrue.isEmpty)
     assert(asked === 1)
   }

@@ -14,13 +14,21 @@ import io.indextables.spark.schema.TableIndexSchema
 class FiltersToQueryConverterSuite extends AnyFunSuite {
 
   private val schema = StructType(Seq(
-    StructField("s", StringType), StructField("t", StringType), StructField("j", StringType),
-    StructField("l", LongType), StructField("i", IntegerType), StructField("d", DoubleType),
-    StructField("f", FloatType), StructField("dec", DecimalType(10, 2)),
-    StructField("b", BooleanType), StructField("dt", DateType), StructField("ts", TimestampType),
+    StructField("s", StringType),
+    StructField("t", StringType),
+    StructField("j", StringType),
+    StructField("l", LongType),
+    StructField("i", IntegerType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("b", BooleanType),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
     StructField("bin", BinaryType),
     StructField("st", StructType(Seq(StructField("x", LongType)))),
-    StructField("p", StringType)))
+    StructField("p", StringType)
+  ))
   private val indexSchema =
     TableIndexSchema.resolve(schema, Seq("p"), Map("t" -> "text", "j" -> "json"))
   private val converter = new FiltersToQueryConverter(indexSchema)
@@ -41,7 +49,8 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     val (e, j) = tr(f, c); assert(!e, s"$f exact"); j
   }
   private def refused(f: Filter, c: FiltersToQueryConverter = converter): Unit =
-    assert(c.translate(f).isEmpty,
+    assert(
+      c.translate(f).isEmpty,
       s"$f was translated: ${c.translate(f).map(_.query.toQueryAstJson)}")
 
   private def assertTerm(j: JsonNode, field: String, value: String): Unit = {
@@ -54,7 +63,10 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     case b => val k = b.fieldNames().next(); (k, b.get(k).asText)
   }
 
-  private def assertRange(j: JsonNode, field: String, lower: (String, String),
+  private def assertRange(
+      j: JsonNode,
+      field: String,
+      lower: (String, String),
       upper: (String, String)): Unit = {
     assert(j.get("type").asText === "range" && j.get("field").asText === field, j)
     assert(bound(j, "lower_bound") === lower, j)
@@ -98,15 +110,21 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   test("date equality is an exact range on the day's midnight in UTC") {
     val j = exact(EqualTo("dt", java.sql.Date.valueOf("2024-02-29")))
     assertRange(j, "dt", ("Included", "2024-02-29T00:00:00Z"), ("Included", "2024-02-29T00:00:00Z"))
-    assertRange(exact(EqualTo("dt", LocalDate.parse("1969-07-20"))), "dt",
-      ("Included", "1969-07-20T00:00:00Z"), ("Included", "1969-07-20T00:00:00Z"))
+    assertRange(
+      exact(EqualTo("dt", LocalDate.parse("1969-07-20"))),
+      "dt",
+      ("Included", "1969-07-20T00:00:00Z"),
+      ("Included", "1969-07-20T00:00:00Z"))
   }
 
   test("timestamp equality is a superset: the whole second holding the value") {
     val j = superset(EqualTo("ts", Instant.parse("2024-01-01T00:00:00.250Z")))
     assertRange(j, "ts", ("Included", "2024-01-01T00:00:00Z"), ("Excluded", "2024-01-01T00:00:01Z"))
     val before = superset(EqualTo("ts", Instant.parse("1969-12-31T23:59:59.5Z")))
-    assertRange(before, "ts", ("Included", "1969-12-31T23:59:59Z"),
+    assertRange(
+      before,
+      "ts",
+      ("Included", "1969-12-31T23:59:59Z"),
       ("Excluded", "1970-01-01T00:00:00Z"))
     superset(EqualTo("ts", java.sql.Timestamp.from(Instant.parse("2024-01-01T00:00:00Z"))))
   }
@@ -167,7 +185,10 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     assertRange(exact(GreaterThan("l", 3L)), "l", ("Excluded", "3"), Unbounded)
     assertRange(exact(GreaterThanOrEqual("i", 3)), "i", ("Included", "3"), Unbounded)
     assertRange(exact(LessThan("s", "m")), "s", Unbounded, ("Excluded", "m"))
-    assertRange(exact(LessThanOrEqual("dt", LocalDate.parse("2024-01-02"))), "dt", Unbounded,
+    assertRange(
+      exact(LessThanOrEqual("dt", LocalDate.parse("2024-01-02"))),
+      "dt",
+      Unbounded,
       ("Included", "2024-01-02T00:00:00Z"))
   }
 
@@ -190,12 +211,21 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   }
 
   test("timestamp ranges are supersets widened outward to whole seconds") {
-    assertRange(superset(GreaterThan("ts", Instant.parse("2024-01-01T00:00:00.7Z"))), "ts",
-      ("Included", "2024-01-01T00:00:00Z"), Unbounded)
-    assertRange(superset(LessThan("ts", Instant.parse("2024-01-01T00:00:00.2Z"))), "ts",
-      Unbounded, ("Included", "2024-01-01T00:00:01Z"))
-    assertRange(superset(LessThanOrEqual("ts", Instant.parse("2024-01-01T00:00:05Z"))), "ts",
-      Unbounded, ("Included", "2024-01-01T00:00:05Z"))
+    assertRange(
+      superset(GreaterThan("ts", Instant.parse("2024-01-01T00:00:00.7Z"))),
+      "ts",
+      ("Included", "2024-01-01T00:00:00Z"),
+      Unbounded)
+    assertRange(
+      superset(LessThan("ts", Instant.parse("2024-01-01T00:00:00.2Z"))),
+      "ts",
+      Unbounded,
+      ("Included", "2024-01-01T00:00:01Z"))
+    assertRange(
+      superset(LessThanOrEqual("ts", Instant.parse("2024-01-01T00:00:05Z"))),
+      "ts",
+      Unbounded,
+      ("Included", "2024-01-01T00:00:05Z"))
   }
 
   test("ranges on booleans, decimals, binary, json and struct columns are refused") {
@@ -241,35 +271,59 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     val j = superset(StringContains("t", "Session closed for User"))
     val must = j.get("must").elements().asScala.toSeq
     assert(j.get("type").asText === "bool" && must.size === 3, j)
-    assert(must(0).get("type").asText === "full_text" && must(0).get("text").asText === "closed for", j)
+    assert(
+      must(0).get("type").asText === "full_text" && must(0).get("text").asText === "closed for",
+      j)
     assert(must(0).get("params").get("mode").get("type").asText === "phrase", j)
-    assert(must(1).get("type").asText === "wildcard" && must(1).get("value").asText === "*session", j)
+    assert(
+      must(1).get("type").asText === "wildcard" && must(1).get("value").asText === "*session",
+      j)
     assert(must(2).get("type").asText === "wildcard" && must(2).get("value").asText === "user*", j)
     // A needle delimited on both sides is made of whole tokens only.
     val whole = superset(StringContains("t", " peer reset: "))
-    assert(whole.get("type").asText === "full_text" && whole.get("text").asText === "peer reset", whole)
+    assert(
+      whole.get("type").asText === "full_text" && whole.get("text").asText === "peer reset",
+      whole)
     assertTerm(superset(StringContains("t", "=blk=")), "t", "blk")
     // Two partial edges and nothing between: both wildcards.
-    val edges = superset(StringContains("t", "ab-cd")).get("must").elements().asScala.map(_.get("value").asText)
+    val edges = superset(StringContains(
+      "t",
+      "ab-cd")).get("must").elements().asScala.map(_.get("value").asText)
     assert(edges.toSeq === Seq("*ab", "cd*"))
     refused(StringContains("t", "a b"), noTokens)
   }
 
   test("text columns never give an exact translation, nor ranges or null checks") {
-    val filters = Seq[Filter](EqualTo("t", "a"), EqualTo("t", "a b c"), EqualNullSafe("t", "a"),
-      In("t", Array[Any]("a", "b")), StringStartsWith("t", "a"), StringEndsWith("t", "a"),
-      StringContains("t", "a"), GreaterThan("t", "a"), LessThan("t", "z"), IsNull("t"),
-      IsNotNull("t"), And(EqualTo("t", "a"), EqualTo("l", 1L)),
+    val filters = Seq[Filter](
+      EqualTo("t", "a"),
+      EqualTo("t", "a b c"),
+      EqualNullSafe("t", "a"),
+      In("t", Array[Any]("a", "b")),
+      StringStartsWith("t", "a"),
+      StringEndsWith("t", "a"),
+      StringContains("t", "a"),
+      GreaterThan("t", "a"),
+      LessThan("t", "z"),
+      IsNull("t"),
+      IsNotNull("t"),
+      And(EqualTo("t", "a"), EqualTo("l", 1L)),
       Or(EqualTo("t", "a"), EqualTo("s", "a")),
-      Not(EqualTo("t", "a")))
+      Not(EqualTo("t", "a"))
+    )
     filters.foreach(f => converter.translate(f).foreach(t => assert(!t.exact, f)))
     Seq(GreaterThan("t", "a"), LessThanOrEqual("t", "z")).foreach(refused(_))
     assert(filters.exists(f => converter.translate(f).isDefined))
   }
 
   test("with token queries off, text columns get no token queries at all") {
-    Seq[Filter](EqualTo("t", "hello"), EqualTo("t", "hello world"), StringStartsWith("t", "he"),
-      StringEndsWith("t", "lo"), StringContains("t", "ll"), In("t", Array[Any]("a")))
+    Seq[Filter](
+      EqualTo("t", "hello"),
+      EqualTo("t", "hello world"),
+      StringStartsWith("t", "he"),
+      StringEndsWith("t", "lo"),
+      StringContains("t", "ll"),
+      In("t", Array[Any]("a"))
+    )
       .foreach(refused(_, noTokens))
     // Other columns are unaffected.
     assertTerm(tr(EqualTo("s", "x"), noTokens)._2, "s", "x")
@@ -327,9 +381,16 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     // Never-null children: every row the child does not match.
     val n = exact(Not(IsNull("l")))
     assert(n.get("must").get(0).get("type").asText === "match_all", n)
-    Seq[Filter](EqualTo("s", "a"), IsNotNull("l"), In("i", Array[Any](1, 2)), LessThan("d", 1.0),
-      EqualNullSafe("s", "a"), And(EqualTo("s", "a"), EqualTo("b", true)),
-      Or(EqualTo("s", "a"), EqualTo("l", 1L)), Not(EqualTo("l", 5L)))
+    Seq[Filter](
+      EqualTo("s", "a"),
+      IsNotNull("l"),
+      In("i", Array[Any](1, 2)),
+      LessThan("d", 1.0),
+      EqualNullSafe("s", "a"),
+      And(EqualTo("s", "a"), EqualTo("b", true)),
+      Or(EqualTo("s", "a"), EqualTo("l", 1L)),
+      Not(EqualTo("l", 5L))
+    )
       .foreach(c => exact(Not(c)))
     // NOT NOT x is x.
     assertTerm(exact(Not(Not(EqualTo("l", 5L)))), "l", "5")
@@ -347,8 +408,14 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   // ---- partition columns and unknown columns ----
 
   test("partition columns and unknown columns are not translated") {
-    Seq[Filter](EqualTo("p", "a"), In("p", Array[Any]("a")), IsNull("p"), IsNotNull("p"),
-      GreaterThan("p", "a"), StringStartsWith("p", "a"), EqualTo("nope", 1)).foreach(refused(_))
+    Seq[Filter](
+      EqualTo("p", "a"),
+      In("p", Array[Any]("a")),
+      IsNull("p"),
+      IsNotNull("p"),
+      GreaterThan("p", "a"),
+      StringStartsWith("p", "a"),
+      EqualTo("nope", 1)).foreach(refused(_))
     val (q, pushed, post) = converter.translateConjuncts(Seq(EqualTo("p", "a"), LessThan("p", "z")))
     assert(q.isEmpty && pushed.isEmpty && post.toSet === Set(EqualTo("p", "a"), LessThan("p", "z")))
   }
@@ -372,7 +439,10 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
   test("translateConjuncts lets a floating column use a lower bound paired with an upper bound") {
     val fs = Seq(GreaterThan("d", 1.5), LessThanOrEqual("d", 9.5))
     val (q, pushed, post) = converter.translateConjuncts(fs)
-    assertRange(mapper.readTree(q.get.toQueryAstJson), "d", ("Excluded", "1.5"),
+    assertRange(
+      mapper.readTree(q.get.toQueryAstJson),
+      "d",
+      ("Excluded", "1.5"),
       ("Included", "9.5"))
     assert(pushed.toSet === fs.toSet && post.isEmpty)
     val (q2, pushed2, post2) = converter.translateConjuncts(Seq(GreaterThan("d", 1.5)))

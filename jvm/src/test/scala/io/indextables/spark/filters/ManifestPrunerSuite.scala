@@ -12,9 +12,12 @@ import io.indextables.spark.transaction.state.PartitionBounds
 class ManifestPrunerSuite extends AnyFunSuite {
 
   private val schema = StructType(Seq(
-    StructField("region", StringType), StructField("day", DateType),
-    StructField("bucket", IntegerType), StructField("score", DoubleType),
-    StructField("msg", StringType)))
+    StructField("region", StringType),
+    StructField("day", DateType),
+    StructField("bucket", IntegerType),
+    StructField("score", DoubleType),
+    StructField("msg", StringType)
+  ))
   private val pruner = new ManifestPruner(schema, Seq("region", "day", "bucket", "score"))
 
   private def b(lo: String, hi: String) = PartitionBounds(Some(lo), Some(hi))
@@ -71,11 +74,16 @@ class ManifestPrunerSuite extends AnyFunSuite {
 
   test("unknown or empty bounds, data columns and surrogates keep or skip soundly") {
     assert(pruner.mayMatch(Map.empty, Seq(EqualTo("region", "x"))))
-    assert(!pruner.mayMatch(Map("region" -> PartitionBounds(None, None)),
-      Seq(EqualTo("region", "x"))), "a manifest whose values are all NULL never equals x")
+    assert(
+      !pruner.mayMatch(
+        Map("region" -> PartitionBounds(None, None)),
+        Seq(EqualTo("region", "x"))),
+      "a manifest whose values are all NULL never equals x")
     assert(keeps(EqualTo("msg", "anything")))
-    val astral = new String(Character.toChars(0x1F600))
+    val astral = new String(Character.toChars(0x1f600))
     assert(keeps(GreaterThan("region", astral)))
-    assert(pruner.mayMatch(Map("region" -> b("a" + astral, "b")), Seq(LessThan("region", "a\uE000"))))
+    assert(pruner.mayMatch(
+      Map("region" -> b("a" + astral, "b")),
+      Seq(LessThan("region", "a\uE000"))))
   }
 }

@@ -18,11 +18,19 @@ class SplitPrunerSuite extends AnyFunSuite {
   private val TruncateAt = 32
 
   private val schema = StructType(Seq(
-    StructField("i", IntegerType), StructField("l", LongType), StructField("d", DoubleType),
-    StructField("f", FloatType), StructField("dec", DecimalType(10, 2)),
-    StructField("s", StringType), StructField("dt", DateType), StructField("ts", TimestampType),
+    StructField("i", IntegerType),
+    StructField("l", LongType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("s", StringType),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
     StructField("b", BooleanType),
-    StructField("p", StringType), StructField("q", IntegerType), StructField("pd", DateType)))
+    StructField("p", StringType),
+    StructField("q", IntegerType),
+    StructField("pd", DateType)
+  ))
   private val partitions = Seq("p", "q", "pd")
   private val pruner = new SplitPruner(schema, partitions, "UTC", TruncateAt)
 
@@ -31,7 +39,12 @@ class SplitPrunerSuite extends AnyFunSuite {
       min: Map[String, String] = Map.empty,
       max: Map[String, String] = Map.empty,
       withStats: Boolean = true): AddAction =
-    AddAction("part-0.split", parts, 100L, 0L, dataChange = true,
+    AddAction(
+      "part-0.split",
+      parts,
+      100L,
+      0L,
+      dataChange = true,
       minValues = if (withStats) Some(min) else None,
       maxValues = if (withStats) Some(max) else None)
 
@@ -136,15 +149,28 @@ class SplitPrunerSuite extends AnyFunSuite {
   }
 
   test("timestamp, boolean and double partition values are read as the writer casts them") {
-    val typed = StructType(Seq(StructField("v", LongType), StructField("pt", TimestampType),
-      StructField("pb", BooleanType), StructField("pf", DoubleType)))
+    val typed = StructType(Seq(
+      StructField("v", LongType),
+      StructField("pt", TimestampType),
+      StructField("pb", BooleanType),
+      StructField("pf", DoubleType)))
     val utc = new SplitPruner(typed, Seq("pt", "pb", "pf"), "UTC", TruncateAt)
-    val a = AddAction("x.split", Map("pt" -> "2024-01-01 10:00:00.5", "pb" -> "true",
-      "pf" -> "1.0E10"), 1L, 0L, dataChange = true)
+    val a = AddAction(
+      "x.split",
+      Map(
+        "pt" -> "2024-01-01 10:00:00.5",
+        "pb" -> "true",
+        "pf" -> "1.0E10"),
+      1L,
+      0L,
+      dataChange = true)
     assert(utc.mayMatch(a, Seq(EqualTo("pt", Instant.parse("2024-01-01T10:00:00.5Z")))))
     assert(!utc.mayMatch(a, Seq(EqualTo("pt", Instant.parse("2024-01-01T10:00:00Z")))))
-    assert(!utc.mayMatch(a, Seq(GreaterThan("pt",
-      java.sql.Timestamp.from(Instant.parse("2024-01-01T10:00:01Z"))))))
+    assert(!utc.mayMatch(
+      a,
+      Seq(GreaterThan(
+        "pt",
+        java.sql.Timestamp.from(Instant.parse("2024-01-01T10:00:01Z"))))))
     assert(utc.mayMatch(a, Seq(EqualTo("pb", true))) && !utc.mayMatch(a, Seq(EqualTo("pb", false))))
     assert(utc.mayMatch(a, Seq(EqualTo("pf", 1e10))) && !utc.mayMatch(a, Seq(LessThan("pf", 1e10))))
   }
@@ -249,18 +275,41 @@ class SplitPrunerSuite extends AnyFunSuite {
   private val domains: Map[String, IndexedSeq[Any]] = Map(
     "i" -> IndexedSeq(-2, -1, 0, 1, 2, 3, 100, Int.MinValue, Int.MaxValue),
     "l" -> IndexedSeq(-2L, 0L, 1L, 7L, Long.MinValue, Long.MaxValue),
-    "d" -> IndexedSeq(-1.5, -0.0, 0.0, 0.1, 0.7, 1e300, Double.NaN, Double.PositiveInfinity,
-      Double.NegativeInfinity, 1.0 / 3),
+    "d" -> IndexedSeq(
+      -1.5,
+      -0.0,
+      0.0,
+      0.1,
+      0.7,
+      1e300,
+      Double.NaN,
+      Double.PositiveInfinity,
+      Double.NegativeInfinity,
+      1.0 / 3),
     "f" -> IndexedSeq(-1.5f, -0.0f, 0.0f, 0.1f, 0.7f, 0.3f, 1.0f / 3, Float.NaN, 3.4e38f),
     "dec" -> IndexedSeq("-1.00", "0.00", "0.01", "2.50", "99999999.99")
       .map(new java.math.BigDecimal(_)),
-    "s" -> IndexedSeq("", "a", "ab", "b", "é", longPrefix, longPrefix + "a", longPrefix + "b",
-      "k" * 32, "k" * 31 + "z"),
+    "s" -> IndexedSeq(
+      "",
+      "a",
+      "ab",
+      "b",
+      "é",
+      longPrefix,
+      longPrefix + "a",
+      longPrefix + "b",
+      "k" * 32,
+      "k" * 31 + "z"),
     "dt" -> IndexedSeq("1969-12-31", "1970-01-01", "2024-02-29", "2024-03-01").map(LocalDate.parse),
-    "ts" -> IndexedSeq("1969-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z",
-      "2024-01-01T00:00:00.000001Z", "2024-01-01T00:00:01Z").map(Instant.parse))
+    "ts" -> IndexedSeq(
+      "1969-12-31T23:59:59.999999Z",
+      "1970-01-01T00:00:00Z",
+      "2024-01-01T00:00:00.000001Z",
+      "2024-01-01T00:00:01Z").map(Instant.parse)
+  )
   private val partitionDomains: Map[String, IndexedSeq[Any]] = Map(
-    "p" -> IndexedSeq("a", "b", "ab"), "q" -> IndexedSeq(1, 2, 10),
+    "p" -> IndexedSeq("a", "b", "ab"),
+    "q" -> IndexedSeq(1, 2, 10),
     "pd" -> IndexedSeq("2024-01-01", "2024-01-02").map(LocalDate.parse))
 
   private def toInternal(c: String, v: Any): Any = (c, v) match {
@@ -307,15 +356,15 @@ class SplitPrunerSuite extends AnyFunSuite {
       case IsNotNull(c) => Some(row(c) != null)
       case StringStartsWith(c, p) => Option(row(c)).map(_.asInstanceOf[String].startsWith(p))
       case And(l, r) => (sql(l, row), sql(r, row)) match {
-        case (Some(false), _) | (_, Some(false)) => Some(false)
-        case (Some(true), Some(true)) => Some(true)
-        case _ => None
-      }
+          case (Some(false), _) | (_, Some(false)) => Some(false)
+          case (Some(true), Some(true)) => Some(true)
+          case _ => None
+        }
       case Or(l, r) => (sql(l, row), sql(r, row)) match {
-        case (Some(true), _) | (_, Some(true)) => Some(true)
-        case (Some(false), Some(false)) => Some(false)
-        case _ => None
-      }
+          case (Some(true), _) | (_, Some(true)) => Some(true)
+          case (Some(false), Some(false)) => Some(false)
+          case _ => None
+        }
       case Not(c) => sql(c, row).map(!_)
       case other => fail(s"the generator made a filter the test cannot evaluate: $other")
     }
@@ -369,20 +418,26 @@ class SplitPrunerSuite extends AnyFunSuite {
         }.toMap ++ partValues
       }
       val stats = SplitStatistics.forSchema(
-        dataCols.zipWithIndex.map { case (c, i) => i -> schema(c) }, TruncateAt)
+        dataCols.zipWithIndex.map { case (c, i) => i -> schema(c) },
+        TruncateAt)
       rows.foreach { r =>
         stats.update(new GenericInternalRow(dataCols.map(c => toInternal(c, r(c))).toArray))
       }
-      val a = add(parts = partValues.map { case (c, v) => c -> renderPartition(c, v) },
-        min = stats.minValues, max = stats.maxValues)
+      val a = add(
+        parts = partValues.map { case (c, v) => c -> renderPartition(c, v) },
+        min = stats.minValues,
+        max = stats.maxValues)
       val filters = Seq.fill(1 + rnd.nextInt(2))(randomFilter(rnd, 2))
       val someRowMatches = rows.exists(r => filters.forall(f => sql(f, r).contains(true)))
       val kept = pruner.mayMatch(a, filters)
       if (someRowMatches) {
         matching += 1
-        assert(kept, s"iteration $iter: skipped a split with a matching row\nfilters: $filters\n" +
-          s"rows: $rows\nmin: ${a.minValues}\nmax: ${a.maxValues}\n" +
-          s"partitions: ${a.partitionValues}")
+        assert(
+          kept,
+          s"iteration $iter: skipped a split with a matching row\nfilters: $filters\n" +
+            s"rows: $rows\nmin: ${a.minValues}\nmax: ${a.maxValues}\n" +
+            s"partitions: ${a.partitionValues}"
+        )
       }
       if (!kept) skipped += 1
       checked += 1

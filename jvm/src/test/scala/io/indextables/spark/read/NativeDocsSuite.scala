@@ -19,13 +19,19 @@ class NativeDocsSuite extends AnyFunSuite {
 
   test("the batch decoder gives the rows tantivy4java's own map parser and DocumentValues give") {
     val fields = Seq(
-      IndexedField("s", StringType, IndexKind.RawString), IndexedField("l", LongType, IndexKind.I64),
-      IndexedField("i", IntegerType, IndexKind.I64), IndexedField("d", DoubleType, IndexKind.F64),
-      IndexedField("f", FloatType, IndexKind.F64), IndexedField("b", BooleanType, IndexKind.Bool),
-      IndexedField("ts", TimestampType, IndexKind.DateTime), IndexedField("dt", DateType, IndexKind.DateTime),
-      IndexedField("dec", DecimalType(10, 2), IndexKind.F64), IndexedField("bin", BinaryType, IndexKind.Bytes),
+      IndexedField("s", StringType, IndexKind.RawString),
+      IndexedField("l", LongType, IndexKind.I64),
+      IndexedField("i", IntegerType, IndexKind.I64),
+      IndexedField("d", DoubleType, IndexKind.F64),
+      IndexedField("f", FloatType, IndexKind.F64),
+      IndexedField("b", BooleanType, IndexKind.Bool),
+      IndexedField("ts", TimestampType, IndexKind.DateTime),
+      IndexedField("dt", DateType, IndexKind.DateTime),
+      IndexedField("dec", DecimalType(10, 2), IndexKind.F64),
+      IndexedField("bin", BinaryType, IndexKind.Bytes),
       IndexedField("j", StringType, IndexKind.Json),
-      IndexedField("st", StructType(Seq(StructField("a", LongType))), IndexKind.Json))
+      IndexedField("st", StructType(Seq(StructField("a", LongType))), IndexKind.Json)
+    )
     val builder = new BatchDocumentBuilder()
     (0 until 20).foreach { k =>
       val doc = new BatchDocument()
@@ -49,7 +55,9 @@ class NativeDocsSuite extends AnyFunSuite {
     }
     val bytes = builder.buildArray()
     val ordinals = fields.indices.reverse // fill the row back to front: ordinals are honoured
-    val rows = new ProjectedDocDecoder(fields.zip(ordinals)).decode(bytes, () => new GenericInternalRow(fields.size))
+    val rows = new ProjectedDocDecoder(fields.zip(ordinals)).decode(
+      bytes,
+      () => new GenericInternalRow(fields.size))
     val maps = new BatchDocumentReader().parseToMaps(java.nio.ByteBuffer.wrap(bytes)).asScala
     assert(rows.length === 20 && maps.size === 20)
     rows.zip(maps).foreach { case (row, m) =>
@@ -70,8 +78,11 @@ class NativeDocsSuite extends AnyFunSuite {
   }
 
   test("a buffer without the batch format's magic is refused with a clear error") {
-    val decoder = new ProjectedDocDecoder(Seq((IndexedField("s", StringType, IndexKind.RawString), 0)))
-    val e = intercept[IllegalStateException](decoder.decode(new Array[Byte](32), () => new GenericInternalRow(1)))
+    val decoder =
+      new ProjectedDocDecoder(Seq((IndexedField("s", StringType, IndexKind.RawString), 0)))
+    val e = intercept[IllegalStateException](decoder.decode(
+      new Array[Byte](32),
+      () => new GenericInternalRow(1)))
     assert(e.getMessage.contains("TANT"))
   }
 }
@@ -85,20 +96,27 @@ class SingleSegmentDocsSuite extends AnyFunSuite {
   /** A split of `commits` segments (one per commit) of `perCommit` documents each. */
   private def split(dir: File, commits: Int, perCommit: Int): (String, Long) = {
     val sb = new SchemaBuilder()
-    val schema = try { sb.addIntegerField("n", true, true, true); sb.build() } finally sb.close()
+    val schema =
+      try { sb.addIntegerField("n", true, true, true); sb.build() }
+      finally sb.close()
     val indexDir = new File(dir, s"index-$commits")
     val index = new Index(schema, indexDir.getAbsolutePath, false)
     try {
       val writer = index.writer(50000000, 1)
       try for (c <- 0 until commits) {
-        val batch = new BatchDocumentBuilder()
-        (0 until perCommit).foreach { i => val d = new BatchDocument(); d.addInteger("n", c * perCommit + i); batch.addDocument(d) }
-        writer.addDocumentsBatch(batch)
-        writer.commit()
-      } finally writer.close()
+          val batch = new BatchDocumentBuilder()
+          (0 until perCommit).foreach { i =>
+            val d = new BatchDocument(); d.addInteger("n", c * perCommit + i); batch.addDocument(d)
+          }
+          writer.addDocumentsBatch(batch)
+          writer.commit()
+        }
+      finally writer.close()
     } finally { index.close(); schema.close() }
     val out = new File(dir, s"$commits.split")
-    val md = QuickwitSplit.convertIndexFromPath(indexDir.getAbsolutePath, out.getAbsolutePath,
+    val md = QuickwitSplit.convertIndexFromPath(
+      indexDir.getAbsolutePath,
+      out.getAbsolutePath,
       new QuickwitSplit.SplitConfig("i", "s", "n"))
     (out.getAbsolutePath, md.getNumDocs)
   }
@@ -116,8 +134,12 @@ class SingleSegmentDocsSuite extends AnyFunSuite {
       assert(SplitSearchEngine.singleSegmentDocs(two, partition(two, Some(60L))) === None)
       assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, Some(29L))) === None)
       assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, None)) === None)
-      assert(SplitSearchEngine.singleSegmentDocs("s3://bucket/x.split", partition(one, Some(30L))) === None)
-      assert(SplitSearchEngine.singleSegmentDocs(new File(dir, "missing.split").getPath, partition(one, Some(30L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(
+        "s3://bucket/x.split",
+        partition(one, Some(30L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(
+        new File(dir, "missing.split").getPath,
+        partition(one, Some(30L))) === None)
     } finally org.apache.commons.io.FileUtils.deleteQuietly(dir)
   }
 }

@@ -26,10 +26,11 @@ class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
     super.beforeAll()
     val indexDir = new File(dir, "index")
     val sb = new SchemaBuilder()
-    val schema = try {
-      sb.addStringField("name", true, true, true).addIntegerField("n", true, true, true)
-      sb.build()
-    } finally sb.close()
+    val schema =
+      try {
+        sb.addStringField("name", true, true, true).addIntegerField("n", true, true, true)
+        sb.build()
+      } finally sb.close()
     try {
       val index = new Index(schema, indexDir.getAbsolutePath, false)
       try {
@@ -48,14 +49,18 @@ class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
       } finally index.close()
     } finally schema.close()
     splitFile = new File(dir, "good.split")
-    val md = QuickwitSplit.convertIndexFromPath(indexDir.getAbsolutePath, splitFile.getAbsolutePath,
+    val md = QuickwitSplit.convertIndexFromPath(
+      indexDir.getAbsolutePath,
+      splitFile.getAbsolutePath,
       new QuickwitSplit.SplitConfig("idx", "src", "node"))
     assert(md.hasFooterOffsets)
     footerStart = md.getFooterStartOffset
     footerEnd = md.getFooterEndOffset
   }
 
-  override def afterAll(): Unit = try FileUtils.deleteQuietly(dir) finally super.afterAll()
+  override def afterAll(): Unit =
+    try FileUtils.deleteQuietly(dir)
+    finally super.afterAll()
 
   private def path(f: File) = new Path(f.toURI)
 
@@ -102,7 +107,8 @@ class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("a truncated file is rejected, whether or not the log records a size") {
     val f = copy("truncated.split")
     val raf = new RandomAccessFile(f, "rw")
-    try raf.setLength(footerEnd - 10) finally raf.close()
+    try raf.setLength(footerEnd - 10)
+    finally raf.close()
     rejects(f, Some(footerEnd), footerStart, footerEnd)
     val msg = rejects(f, None, footerStart, footerEnd)
     assert(msg.contains("footer offsets"), msg)
@@ -138,7 +144,7 @@ class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
     // [magic][metadata length 4][4 hotcache bytes][hotcache length 4]: every length is
     // consistent, but the metadata has no room for the version and the JSON that follow.
     val footer = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-      .putInt(0x1812BEAE).putInt(4).putInt(0).putInt(4).array()
+      .putInt(0x1812beae).putInt(4).putInt(0).putInt(4).array()
     val f = new File(dir, "short-metadata.split")
     Files.write(f.toPath, new Array[Byte](64) ++ footer)
     val msg = rejects(f, Some(80L), 64L, 80L)

@@ -8,15 +8,26 @@ import io.indextables.spark.exceptions.IndexTablesException
 class TableIndexSchemaSuite extends AnyFunSuite {
 
   private val everyKind = StructType(Seq(
-    StructField("s", StringType), StructField("t", StringType), StructField("j", StringType),
-    StructField("l", LongType), StructField("i", IntegerType), StructField("d", DoubleType),
-    StructField("f", FloatType), StructField("dec", DecimalType(10, 2)),
-    StructField("b", BooleanType), StructField("dt", DateType), StructField("ts", TimestampType),
+    StructField("s", StringType),
+    StructField("t", StringType),
+    StructField("j", StringType),
+    StructField("l", LongType),
+    StructField("i", IntegerType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("b", BooleanType),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
     StructField("bin", BinaryType),
     StructField("st", StructType(Seq(StructField("x", LongType), StructField("y", StringType)))),
-    StructField("arr", ArrayType(StringType)), StructField("p", StringType)))
+    StructField("arr", ArrayType(StringType)),
+    StructField("p", StringType)
+  ))
 
-  private def resolveError(schema: StructType, partitions: Seq[String] = Nil,
+  private def resolveError(
+      schema: StructType,
+      partitions: Seq[String] = Nil,
       typemap: Map[String, String] = Map.empty): String =
     intercept[IndexTablesException] {
       TableIndexSchema.resolve(schema, partitions, typemap)
@@ -26,11 +37,21 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     val s = TableIndexSchema.resolve(everyKind, Seq("p"), Map("t" -> "text", "j" -> "json"))
     val kinds = s.fields.map(f => f.name -> f.kind).toMap
     assert(kinds === Map(
-      "s" -> IndexKind.RawString, "t" -> IndexKind.Text, "j" -> IndexKind.Json,
-      "l" -> IndexKind.I64, "i" -> IndexKind.I64, "d" -> IndexKind.F64, "f" -> IndexKind.F64,
-      "dec" -> IndexKind.F64, "b" -> IndexKind.Bool, "dt" -> IndexKind.DateTime,
-      "ts" -> IndexKind.DateTime, "bin" -> IndexKind.Bytes, "st" -> IndexKind.Json,
-      "arr" -> IndexKind.Json))
+      "s" -> IndexKind.RawString,
+      "t" -> IndexKind.Text,
+      "j" -> IndexKind.Json,
+      "l" -> IndexKind.I64,
+      "i" -> IndexKind.I64,
+      "d" -> IndexKind.F64,
+      "f" -> IndexKind.F64,
+      "dec" -> IndexKind.F64,
+      "b" -> IndexKind.Bool,
+      "dt" -> IndexKind.DateTime,
+      "ts" -> IndexKind.DateTime,
+      "bin" -> IndexKind.Bytes,
+      "st" -> IndexKind.Json,
+      "arr" -> IndexKind.Json
+    ))
   }
 
   test("partition columns are kept out of the indexed fields and the data schema") {
@@ -67,7 +88,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   }
 
   test("an unsupported type nested in a struct is refused with its full path") {
-    val nested = StructType(Seq(StructField("inner",
+    val nested = StructType(Seq(StructField(
+      "inner",
       StructType(Seq(StructField("m", MapType(StringType, LongType)))))))
     val msg = resolveError(StructType(Seq(StructField("outer", nested))))
     assert(msg.contains("'outer.inner.m'") && msg.contains("map<string,bigint>"), msg)
@@ -76,15 +98,18 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   test("an unsupported array element type is refused with the element path") {
     val msg = resolveError(StructType(Seq(StructField("a", ArrayType(ShortType)))))
     assert(msg.contains("'a.element'") && msg.contains("smallint"), msg)
-    val deep = resolveError(StructType(Seq(StructField("s",
+    val deep = resolveError(StructType(Seq(StructField(
+      "s",
       StructType(Seq(StructField("xs", ArrayType(BinaryType))))))))
     assert(deep.contains("'s.xs.element'") && deep.contains("binary"), deep)
   }
 
   test("nested structs and arrays of supported types are accepted as json") {
-    val schema = StructType(Seq(StructField("s", StructType(Seq(
-      StructField("xs", ArrayType(StructType(Seq(StructField("d", DateType))))),
-      StructField("dec", DecimalType(5, 1)))))))
+    val schema = StructType(Seq(StructField(
+      "s",
+      StructType(Seq(
+        StructField("xs", ArrayType(StructType(Seq(StructField("d", DateType))))),
+        StructField("dec", DecimalType(5, 1)))))))
     assert(TableIndexSchema.resolve(schema, Nil, Map.empty).field("s").map(_.kind) ===
       Some(IndexKind.Json))
   }
@@ -116,9 +141,13 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   }
 
   test("other partition column types are refused, naming the column and type") {
-    Seq[(DataType, String)](FloatType -> "float", DecimalType(10, 2) -> "decimal(10,2)",
-      BinaryType -> "binary", ShortType -> "smallint",
-      StructType(Seq(StructField("x", LongType))) -> "struct<x:bigint>").foreach { case (dt, n) =>
+    Seq[(DataType, String)](
+      FloatType -> "float",
+      DecimalType(10, 2) -> "decimal(10,2)",
+      BinaryType -> "binary",
+      ShortType -> "smallint",
+      StructType(Seq(StructField("x", LongType))) -> "struct<x:bigint>"
+    ).foreach { case (dt, n) =>
       val schema = StructType(Seq(StructField("v", LongType), StructField("p", dt)))
       val msg = resolveError(schema, Seq("p"))
       assert(msg.contains("Partition column 'p'") && msg.contains(n), msg)
@@ -138,7 +167,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   test("a typemap entry on a partition column is refused: partition values are not indexed") {
     val msg = resolveError(
       StructType(Seq(StructField("v", LongType), StructField("p", StringType))),
-      Seq("p"), Map("p" -> "text"))
+      Seq("p"),
+      Map("p" -> "text"))
     assert(msg.contains("typemap.p") && msg.contains("partition column"), msg)
   }
 }

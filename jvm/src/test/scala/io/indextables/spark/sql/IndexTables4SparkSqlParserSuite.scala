@@ -15,50 +15,68 @@ class IndexTables4SparkSqlParserSuite extends AnyFunSuite {
   private def unchanged(sql: String): Unit = assert(IndexQuerySqlRewriter.rewrite(sql) == sql)
 
   test("col indexquery 'q' becomes tantivy4spark_indexquery(col, 'q')") {
-    assertPlan("SELECT * FROM t WHERE message indexquery 'timeout OR connection'",
-      "SELECT * FROM t WHERE tantivy4spark_indexquery(message, 'timeout OR connection')")
+    assertPlan(
+      "SELECT * FROM t WHERE message indexquery 'timeout OR connection'",
+      "SELECT * FROM t WHERE tantivy4spark_indexquery(message, 'timeout OR connection')"
+    )
   }
 
   test("qualified and backquoted columns keep their reference") {
-    assertPlan("SELECT * FROM t a WHERE a.message indexquery 'x'",
+    assertPlan(
+      "SELECT * FROM t a WHERE a.message indexquery 'x'",
       "SELECT * FROM t a WHERE tantivy4spark_indexquery(a.message, 'x')")
-    assertPlan("SELECT * FROM t WHERE `my col` INDEXQUERY 'x'",
+    assertPlan(
+      "SELECT * FROM t WHERE `my col` INDEXQUERY 'x'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(`my col`, 'x')")
-    assertPlan("SELECT * FROM t WHERE db.t.`a``b` indexquery 'x'",
+    assertPlan(
+      "SELECT * FROM t WHERE db.t.`a``b` indexquery 'x'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(db.t.`a``b`, 'x')")
   }
 
   test("all-fields forms: _indexall indexquery 'q' and indexqueryall('q')") {
-    assertPlan("SELECT * FROM t WHERE _indexall indexquery 'error'",
+    assertPlan(
+      "SELECT * FROM t WHERE _indexall indexquery 'error'",
       "SELECT * FROM t WHERE tantivy4spark_indexqueryall('error')")
-    assertPlan("SELECT * FROM t WHERE indexqueryall('error') AND id > 3",
+    assertPlan(
+      "SELECT * FROM t WHERE indexqueryall('error') AND id > 3",
       "SELECT * FROM t WHERE tantivy4spark_indexqueryall('error') AND id > 3")
-    assertPlan("SELECT * FROM t WHERE IndexQueryAll ( 'error' )",
+    assertPlan(
+      "SELECT * FROM t WHERE IndexQueryAll ( 'error' )",
       "SELECT * FROM t WHERE tantivy4spark_indexqueryall ( 'error' )")
   }
 
   test("textsearch and fieldmatch forms") {
-    assertPlan("SELECT * FROM t WHERE message TEXTSEARCH 'timeout' AND level FieldMatch 'ERROR'",
+    assertPlan(
+      "SELECT * FROM t WHERE message TEXTSEARCH 'timeout' AND level FieldMatch 'ERROR'",
       "SELECT * FROM t WHERE tantivy4spark_textsearch(message, 'timeout') AND " +
-        "tantivy4spark_fieldmatch(level, 'ERROR')")
+        "tantivy4spark_fieldmatch(level, 'ERROR')"
+    )
   }
 
   test("keywords are case-insensitive") {
     for (kw <- Seq("indexquery", "INDEXQUERY", "IndexQuery", "iNdExQuErY")) {
-      assertPlan(s"SELECT * FROM t WHERE m $kw 'x'", "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'x')")
+      assertPlan(
+        s"SELECT * FROM t WHERE m $kw 'x'",
+        "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'x')")
     }
   }
 
-  test("quoting follows Spark: adjacent quotes, backslash escapes, double quotes, adjacent literals") {
-    assertPlan("SELECT * FROM t WHERE m indexquery 'it''s'",
+  test(
+    "quoting follows Spark: adjacent quotes, backslash escapes, double quotes, adjacent literals") {
+    assertPlan(
+      "SELECT * FROM t WHERE m indexquery 'it''s'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'it''s')")
-    assertPlan("SELECT * FROM t WHERE m indexquery 'say \\'hi\\' indexquery'",
+    assertPlan(
+      "SELECT * FROM t WHERE m indexquery 'say \\'hi\\' indexquery'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'say \\'hi\\' indexquery')")
-    assertPlan("SELECT * FROM t WHERE m indexquery '\"connection reset\"'",
+    assertPlan(
+      "SELECT * FROM t WHERE m indexquery '\"connection reset\"'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, '\"connection reset\"')")
-    assertPlan("SELECT * FROM t WHERE m indexquery \"a 'b'\"",
+    assertPlan(
+      "SELECT * FROM t WHERE m indexquery \"a 'b'\"",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, \"a 'b'\")")
-    assertPlan("SELECT * FROM t WHERE m indexquery 'a' ' OR b'",
+    assertPlan(
+      "SELECT * FROM t WHERE m indexquery 'a' ' OR b'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'a' ' OR b')")
   }
 
@@ -75,12 +93,15 @@ class IndexTables4SparkSqlParserSuite extends AnyFunSuite {
     unchanged("SELECT * FROM t -- WHERE m indexquery 'x'\n")
     unchanged("SELECT * FROM t /* m indexquery 'x' /* nested */ indexqueryall('y') */")
     unchanged("SELECT indexquery_col FROM t WHERE my_indexquery = 'x'")
-    assertPlan("SELECT 'm indexquery' FROM t /* c */ WHERE m indexquery 'x' -- m indexquery 'y'",
-      "SELECT 'm indexquery' FROM t /* c */ WHERE tantivy4spark_indexquery(m, 'x') -- m indexquery 'y'")
+    assertPlan(
+      "SELECT 'm indexquery' FROM t /* c */ WHERE m indexquery 'x' -- m indexquery 'y'",
+      "SELECT 'm indexquery' FROM t /* c */ WHERE tantivy4spark_indexquery(m, 'x') -- m indexquery 'y'"
+    )
   }
 
   test("comments between the operands go, the operands stay") {
-    assertPlan("SELECT * FROM t WHERE m /* c */ indexquery -- c\n 'x'",
+    assertPlan(
+      "SELECT * FROM t WHERE m /* c */ indexquery -- c\n 'x'",
       "SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'x')")
   }
 
@@ -88,7 +109,8 @@ class IndexTables4SparkSqlParserSuite extends AnyFunSuite {
     assertPlan(
       "SELECT * FROM t WHERE NOT (m indexquery 'a') OR (level = 'ERROR' AND m indexquery 'b')",
       "SELECT * FROM t WHERE NOT (tantivy4spark_indexquery(m, 'a')) OR " +
-        "(level = 'ERROR' AND tantivy4spark_indexquery(m, 'b'))")
+        "(level = 'ERROR' AND tantivy4spark_indexquery(m, 'b'))"
+    )
   }
 
   test("CTEs, subqueries and joins") {
@@ -96,7 +118,8 @@ class IndexTables4SparkSqlParserSuite extends AnyFunSuite {
       "WITH c AS (SELECT * FROM t WHERE m indexquery 'a') SELECT * FROM c JOIN u ON c.id = u.id " +
         "WHERE u.msg indexquery 'b'",
       "WITH c AS (SELECT * FROM t WHERE tantivy4spark_indexquery(m, 'a')) SELECT * FROM c JOIN u " +
-        "ON c.id = u.id WHERE tantivy4spark_indexquery(u.msg, 'b')")
+        "ON c.id = u.id WHERE tantivy4spark_indexquery(u.msg, 'b')"
+    )
   }
 
   test("parseExpression rewrites too, for DataFrame expr()") {

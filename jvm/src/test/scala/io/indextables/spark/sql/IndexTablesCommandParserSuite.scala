@@ -13,7 +13,8 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
 
   test("every command, with a path and with a table name, INDEXTABLES or TANTIVY4SPARK") {
     for (kw <- Seq("INDEXTABLES", "tantivy4spark", "IndexTables")) {
-      assert(parser.parsePlan(s"CHECKPOINT $kw '/t/a'") == CheckpointIndexTablesCommand(TablePath("/t/a")))
+      assert(parser.parsePlan(s"CHECKPOINT $kw '/t/a'") == CheckpointIndexTablesCommand(
+        TablePath("/t/a")))
       assert(parser.parsePlan(s"describe $kw state db.logs") ==
         DescribeIndexTablesStateCommand(TableName(Seq("db", "logs"))))
       assert(parser.parsePlan(s"""DESCRIBE $kw TRANSACTION LOG "s3://b/t";""") ==

@@ -10,23 +10,43 @@ import org.scalatest.funsuite.AnyFunSuite
 class SplitStatisticsSuite extends AnyFunSuite {
 
   private val schema = StructType(Seq(
-    StructField("s", StringType), StructField("i", IntegerType), StructField("l", LongType),
-    StructField("d", DoubleType), StructField("f", FloatType),
-    StructField("dec", DecimalType(10, 2)), StructField("dt", DateType),
-    StructField("ts", TimestampType), StructField("b", BooleanType),
-    StructField("bin", BinaryType)))
+    StructField("s", StringType),
+    StructField("i", IntegerType),
+    StructField("l", LongType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
+    StructField("b", BooleanType),
+    StructField("bin", BinaryType)
+  ))
 
   private def stats(truncateAt: Int = 32) =
     SplitStatistics.forSchema(schema.fields.toSeq.zipWithIndex.map(_.swap), truncateAt)
 
   private def micros(s: String): Long = StatsValues.parseTimestamp(s)
 
-  private def row(s: String, i: Any, l: Any, d: Any, f: Any, dec: String, dt: String,
+  private def row(
+      s: String,
+      i: Any,
+      l: Any,
+      d: Any,
+      f: Any,
+      dec: String,
+      dt: String,
       ts: String): GenericInternalRow = new GenericInternalRow(Array[Any](
-    Option(s).map(UTF8String.fromString).orNull, i, l, d, f,
+    Option(s).map(UTF8String.fromString).orNull,
+    i,
+    l,
+    d,
+    f,
     Option(dec).map(x => Decimal(BigDecimal(x), 10, 2)).orNull,
     Option(dt).map(x => LocalDate.parse(x).toEpochDay.toInt).orNull,
-    Option(ts).map(micros).orNull, true, Array[Byte](1, 2)))
+    Option(ts).map(micros).orNull,
+    true,
+    Array[Byte](1, 2)
+  ))
 
   test("min and max of every ordered type, rendered as the log stores them") {
     val st = stats()
@@ -34,10 +54,24 @@ class SplitStatisticsSuite extends AnyFunSuite {
     st.update(
       row("apple", -3, 7L, -1.25, 3.5f, "-2.50", "2023-12-31", "2023-12-31T23:59:59.123456Z"))
     st.update(row("cherry", 12, -9L, 100.0, -0.5f, "3.00", "2024-01-15", "2024-06-30T00:00:00Z"))
-    assert(st.minValues === Map("s" -> "apple", "i" -> "-3", "l" -> "-9", "d" -> "-1.25",
-      "f" -> "-0.5", "dec" -> "-2.50", "dt" -> "2023-12-31", "ts" -> "2023-12-31T23:59:59.123456Z"))
-    assert(st.maxValues === Map("s" -> "cherry", "i" -> "12", "l" -> "50", "d" -> "100.0",
-      "f" -> "3.5", "dec" -> "10.25", "dt" -> "2024-03-01", "ts" -> "2024-06-30T00:00:00Z"))
+    assert(st.minValues === Map(
+      "s" -> "apple",
+      "i" -> "-3",
+      "l" -> "-9",
+      "d" -> "-1.25",
+      "f" -> "-0.5",
+      "dec" -> "-2.50",
+      "dt" -> "2023-12-31",
+      "ts" -> "2023-12-31T23:59:59.123456Z"))
+    assert(st.maxValues === Map(
+      "s" -> "cherry",
+      "i" -> "12",
+      "l" -> "50",
+      "d" -> "100.0",
+      "f" -> "3.5",
+      "dec" -> "10.25",
+      "dt" -> "2024-03-01",
+      "ts" -> "2024-06-30T00:00:00Z"))
   }
 
   test("columns without an order (boolean, binary) get no statistics") {
@@ -116,9 +150,20 @@ class SplitStatisticsSuite extends AnyFunSuite {
   }
 
   test("hasStats covers exactly the ordered scalar types") {
-    Seq(StringType, IntegerType, LongType, DoubleType, FloatType, DateType, TimestampType,
+    Seq(
+      StringType,
+      IntegerType,
+      LongType,
+      DoubleType,
+      FloatType,
+      DateType,
+      TimestampType,
       DecimalType(38, 10)).foreach(dt => assert(StatsValues.hasStats(dt), dt))
-    Seq(BooleanType, BinaryType, ArrayType(LongType), StructType(Nil),
+    Seq(
+      BooleanType,
+      BinaryType,
+      ArrayType(LongType),
+      StructType(Nil),
       MapType(StringType, StringType)).foreach(dt => assert(!StatsValues.hasStats(dt), dt))
   }
 

@@ -27,7 +27,8 @@ class ActionSerdeSuite extends AnyFunSuite {
     numMergeOps = Some(3),
     docMappingRef = Some("ab12cd34ef56gh78"),
     docMappingJson = Some("""[{"name":"title","type":"text"}]"""),
-    uncompressedSizeBytes = Some(4194304L))
+    uncompressedSizeBytes = Some(4194304L)
+  )
 
   test("protocol round-trips with and without feature sets") {
     roundTrip(ProtocolAction(1, 2))
@@ -44,7 +45,9 @@ class ActionSerdeSuite extends AnyFunSuite {
       schemaString = """{"type":"struct","fields":[{"name":"a","type":"string"}]}""",
       partitionColumns = Seq("date", "hour"),
       configuration = Map("docMappingSchema.ab12cd34ef56gh78" -> "[]", "x" -> "y"),
-      createdTime = None))
+      createdTime =
+        None
+    ))
   }
 
   test("add round-trips with every optional field set, and with none") {
@@ -54,8 +57,12 @@ class ActionSerdeSuite extends AnyFunSuite {
 
   test("remove round-trips with optional fields set and unset") {
     roundTrip(RemoveAction("splits/a.split", None, dataChange = true))
-    roundTrip(RemoveAction("splits/a.split", Some(5L), dataChange = false,
-      partitionValues = Some(Map("date" -> null, "k" -> "v")), size = Some(42L)))
+    roundTrip(RemoveAction(
+      "splits/a.split",
+      Some(5L),
+      dataChange = false,
+      partitionValues = Some(Map("date" -> null, "k" -> "v")),
+      size = Some(42L)))
   }
 
   test("mergeskip round-trips with and without retryAfter") {
@@ -77,7 +84,8 @@ class ActionSerdeSuite extends AnyFunSuite {
     assert(json ===
       """{"protocol":{"minReaderVersion":4,"minWriterVersion":4,"readerFeatures":null,"writerFeatures":null}}""")
     val meta = ActionSerde.toJson(TransactionTestUtils.metadata())
-    assert(meta.contains(""""name":null,"description":null,"format":{"provider":"indextables","options":{}}"""))
+    assert(meta.contains(
+      """"name":null,"description":null,"format":{"provider":"indextables","options":{}}"""))
   }
 
   test("unknown fields are ignored") {
@@ -94,7 +102,8 @@ class ActionSerdeSuite extends AnyFunSuite {
 
   test("a missing required field is an error that names the action and the field") {
     val e = intercept[IllegalArgumentException] {
-      ActionSerde.fromJson("""{"add":{"path":"p","partitionValues":{},"modificationTime":1,"dataChange":true}}""")
+      ActionSerde.fromJson(
+        """{"add":{"path":"p","partitionValues":{},"modificationTime":1,"dataChange":true}}""")
     }
     assert(e.getMessage.contains("'add'") && e.getMessage.contains("'size'"))
   }

@@ -23,11 +23,13 @@ class AvroStateCodecSuite extends AnyFunSuite {
     splitTags = Some(Set("a", "b")),
     numMergeOps = Some(2),
     docMappingRef = Some("ab12cd34ef56gh78"),
-    uncompressedSizeBytes = Some(2000000L))
+    uncompressedSizeBytes = Some(2000000L)
+  )
 
   Seq("zstd", "snappy", "none").foreach { codec =>
     test(s"every FileEntry field round-trips ($codec)") {
-      val entries = Seq(FileEntry(fullAdd, 42L, 1704067200001L),
+      val entries = Seq(
+        FileEntry(fullAdd, 42L, 1704067200001L),
         FileEntry(TransactionTestUtils.add("p"), 0L, 0L))
       val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec(codec, 3))
       assert(AvroStateCodec.decodeFileEntries(bytes) === entries)
@@ -37,7 +39,8 @@ class AvroStateCodecSuite extends AnyFunSuite {
   test("wide statistics maps round-trip and behave as ordinary maps") {
     val wide = (1 to 12).map(i => s"col$i" -> s"v$i").toMap
     val add = fullAdd.copy(minValues = Some(wide), maxValues = Some(wide + ("col13" -> "x")))
-    val bytes = AvroStateCodec.encodeFileEntries(Seq(FileEntry(add, 1L, 2L)),
+    val bytes = AvroStateCodec.encodeFileEntries(
+      Seq(FileEntry(add, 1L, 2L)),
       AvroStateCodec.codec("zstd", 3))
     val back = AvroStateCodec.decodeFileEntries(bytes).head.add
     assert(back === add)
@@ -77,24 +80,40 @@ class AvroStateCodecSuite extends AnyFunSuite {
     w.append(r)
     w.close()
     val back = AvroStateCodec.decodeFileEntries(out.toByteArray)
-    assert(back === Seq(FileEntry(AddAction("p.split", Map.empty, 7L, 0L, dataChange = true,
-      numRecords = Some(5L)), 3L, 0L)))
+    assert(back === Seq(FileEntry(
+      AddAction(
+        "p.split",
+        Map.empty,
+        7L,
+        0L,
+        dataChange = true,
+        numRecords = Some(5L)),
+      3L,
+      0L)))
   }
 
   test("decoding with a partition filter keeps exactly the accepted entries, values intact") {
     def e(path: String, pv: Map[String, String]) =
       FileEntry(fullAdd.copy(path = path, partitionValues = pv), 1L, 2L)
     val entries = Seq(
-      e("a", Map("d" -> "1", "h" -> "x")), e("b", Map("d" -> "1", "h" -> "x")),
-      e("c", Map("d" -> "2", "h" -> "x")), e("d", Map("d" -> "2", "h" -> "x")),
-      e("e", Map("d" -> "1", "h" -> "y")), e("f", Map("h" -> "x")), e("g", Map.empty),
-      e("h", Map("d" -> "1", "h" -> "x")), e("i", Map("d" -> "\u00e9t\u00e9", "h" -> "x")))
+      e("a", Map("d" -> "1", "h" -> "x")),
+      e("b", Map("d" -> "1", "h" -> "x")),
+      e("c", Map("d" -> "2", "h" -> "x")),
+      e("d", Map("d" -> "2", "h" -> "x")),
+      e("e", Map("d" -> "1", "h" -> "y")),
+      e("f", Map("h" -> "x")),
+      e("g", Map.empty),
+      e("h", Map("d" -> "1", "h" -> "x")),
+      e("i", Map("d" -> "\u00e9t\u00e9", "h" -> "x"))
+    )
     val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec("zstd", 3))
     var calls = 0
-    val kept = AvroStateCodec.decodeFileEntries(bytes, pv => {
-      calls += 1
-      pv.get("d").exists(d => d == "1" || d.startsWith("\u00e9"))
-    })
+    val kept = AvroStateCodec.decodeFileEntries(
+      bytes,
+      pv => {
+        calls += 1
+        pv.get("d").exists(d => d == "1" || d.startsWith("\u00e9"))
+      })
     assert(kept === entries.filter(x => Set("a", "b", "e", "h", "i")(x.add.path)))
     // Runs of equal partition values are judged once.
     assert(calls === 7)
@@ -103,28 +122,55 @@ class AvroStateCodecSuite extends AnyFunSuite {
 
   test("every StateManifest field round-trips, bounds and null bounds included") {
     val m = StateManifest(
-      formatVersion = 1, stateVersion = 42L, createdAt = 1704067200000L, numFiles = 15000L,
+      formatVersion = 1,
+      stateVersion = 42L,
+      createdAt = 1704067200000L,
+      numFiles = 15000L,
       totalBytes = 1099511627776L,
       manifests = Seq(
-        ManifestInfo("manifests/manifest-a1b2c3d4.avro", 50000L, 0L, 42L,
-          Some(Map("date" -> PartitionBounds(Some("2024-01-01"), Some("2024-01-31")),
-            "region" -> PartitionBounds(None, None))), tombstoneCount = 3L, liveEntryCount = 7L),
-        ManifestInfo("manifest-legacy.avro", 1L, 5L, 5L, None)),
+        ManifestInfo(
+          "manifests/manifest-a1b2c3d4.avro",
+          50000L,
+          0L,
+          42L,
+          Some(Map(
+            "date" -> PartitionBounds(Some("2024-01-01"), Some("2024-01-31")),
+            "region" -> PartitionBounds(None, None))),
+          tombstoneCount = 3L,
+          liveEntryCount = 7L
+        ),
+        ManifestInfo("manifest-legacy.avro", 1L, 5L, 5L, None)
+      ),
       tombstones = Seq("splits/old.split"),
       schemaRegistry = Map("ab12cd34ef56gh78" -> """[{"name":"title"}]"""),
       protocolVersion = 4,
-      metadata = Some("""{"metaData":{"id":"x"}}"""))
+      metadata = Some("""{"metaData":{"id":"x"}}""")
+    )
     val bytes = AvroStateCodec.encodeStateManifest(m, AvroStateCodec.codec("zstd", 3))
     assert(AvroStateCodec.decodeStateManifest(bytes) === m)
   }
 
   test("_last_checkpoint round-trips in its three forms") {
     Seq(
-      LastCheckpoint(42L, 15000L, 104857600L, 15000L, 1704067200000L,
-        format = Some("avro-state"), stateDir = Some("state-v00000000000000000042")),
+      LastCheckpoint(
+        42L,
+        15000L,
+        104857600L,
+        15000L,
+        1704067200000L,
+        format = Some("avro-state"),
+        stateDir = Some("state-v00000000000000000042")),
       LastCheckpoint(10L, 12L, 500L, 10L, 1L, format = Some("json")),
-      LastCheckpoint(10L, 12L, 500L, 10L, 1L, parts = Some(3), checkpointId = Some("abc"),
-        format = Some("json-multipart"))).foreach { cp =>
+      LastCheckpoint(
+        10L,
+        12L,
+        500L,
+        10L,
+        1L,
+        parts = Some(3),
+        checkpointId = Some("abc"),
+        format = Some("json-multipart"))
+    ).foreach { cp =>
       assert(LastCheckpoint.fromJson(cp.toJson) === cp)
     }
     val legacy = LastCheckpoint.fromJson("""{"version":3,"size":1,"sizeInBytes":2,

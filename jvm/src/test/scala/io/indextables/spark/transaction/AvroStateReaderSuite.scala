@@ -29,7 +29,8 @@ class AvroStateReaderSuite extends AnyFunSuite {
     ("04_partitioned", 1L, 3, Some(5L)),
     ("06_schema_dedup", 12L, 24, None),
     ("14_after_merge", 5L, 1, None),
-    ("16_with_skip_actions", 6L, 12, None))
+    ("16_with_skip_actions", 6L, 12, None)
+  )
 
   expected.foreach { case (name, version, files, records) =>
     test(s"fixture $name: latest version, live files and resolvable doc mappings") {
@@ -84,7 +85,9 @@ class AvroStateReaderSuite extends AnyFunSuite {
       val copy = new File(tmp, "t")
       org.apache.commons.io.FileUtils.copyDirectory(fixture("04_partitioned"), copy)
       TransactionLog.clearCache()
-      val log = TransactionTestUtils.logFor(copy.getAbsolutePath, hadoopConf,
+      val log = TransactionTestUtils.logFor(
+        copy.getAbsolutePath,
+        hadoopConf,
         Map("spark.indextables.checkpoint.interval" -> "2"))
       val v2 = log.startTransaction().commit("WRITE") { s =>
         assert(s.get.version === 1L)
@@ -121,7 +124,8 @@ class AvroStateReaderSuite extends AnyFunSuite {
 
   private def embeddedSchema(f: File): org.apache.avro.Schema = {
     val r = new org.apache.avro.file.DataFileReader[AnyRef](
-      f, new org.apache.avro.generic.GenericDatumReader[AnyRef]())
+      f,
+      new org.apache.avro.generic.GenericDatumReader[AnyRef]())
     try r.getSchema
     finally r.close()
   }

@@ -15,7 +15,9 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
   override def beforeEach(): Unit = TransactionLog.clearCache()
 
   private def table(dir: File, interval: Int = 10): TransactionLog = {
-    val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf,
+    val log = TransactionTestUtils.logFor(
+      dir.getAbsolutePath,
+      hadoopConf,
       Map("spark.indextables.checkpoint.interval" -> interval.toString))
     log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
     log.startTransaction().commit("WRITE")(_ => Seq(add("a")))
@@ -43,7 +45,8 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
     withTempDir { dir =>
       table(dir)
       val f = logFile(dir, VersionFiles.fileName(2))
-      Files.write(f.toPath,
+      Files.write(
+        f.toPath,
         """{"protocol":{"minReaderVersion":7,"minWriterVersion":7}}""".getBytes("UTF-8"))
       val e = intercept[TransactionLogException](reopen(dir).snapshot())
       assert(e.getMessage.contains(f.getAbsolutePath) && e.getMessage.contains("version 7"))
@@ -73,8 +76,12 @@ class BadInputSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("an unknown action type in a JSON checkpoint names the checkpoint file") {
     withTempDir { dir =>
-      val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, Map(
-        "spark.indextables.checkpoint.interval" -> "1", "spark.indextables.state.format" -> "json"))
+      val log = TransactionTestUtils.logFor(
+        dir.getAbsolutePath,
+        hadoopConf,
+        Map(
+          "spark.indextables.checkpoint.interval" -> "1",
+          "spark.indextables.state.format" -> "json"))
       log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata()))
       log.startTransaction().commit("WRITE")(_ => Seq(add("a")))
       val f = logFile(dir, "00000000000000000001.checkpoint.json")

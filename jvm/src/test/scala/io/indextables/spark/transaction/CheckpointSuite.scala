@@ -22,8 +22,10 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf, options)
 
   private def create(log: TransactionLog, partitionColumns: Seq[String] = Nil): Long =
-    log.startTransaction().commit("CREATE")(_ => Seq(Protocol,
-      metadata(Map("docMappingSchema.h1" -> "[]"), partitionColumns)))
+    log.startTransaction().commit("CREATE")(_ =>
+      Seq(
+        Protocol,
+        metadata(Map("docMappingSchema.h1" -> "[]"), partitionColumns)))
 
   private def append(log: TransactionLog, actions: Action*): Long =
     log.startTransaction().commit("WRITE")(_ => actions)
@@ -82,7 +84,8 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("removes become tombstones, and the tombstone ratio triggers compaction") {
     withTempDir { dir =>
-      val opts = Map("spark.indextables.checkpoint.interval" -> "2",
+      val opts = Map(
+        "spark.indextables.checkpoint.interval" -> "2",
         "spark.indextables.state.compaction.tombstoneThreshold" -> "0.2")
       val log = open(dir, opts)
       create(log)
@@ -115,17 +118,25 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("entriesPerManifest splits manifests, laid out by partition, each with its bounds") {
     withTempDir { dir =>
-      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "1",
-        "spark.indextables.state.entriesPerManifest" -> "2"))
+      val log = open(
+        dir,
+        Map(
+          "spark.indextables.checkpoint.interval" -> "1",
+          "spark.indextables.state.entriesPerManifest" -> "2"))
       create(log, Seq("date"))
-      append(log, partAdd("a", "2024-01-03"), partAdd("b", "2024-01-01"),
-        partAdd("c", "2024-01-02"), add("n").copy(partitionValues = Map("date" -> null)))
+      append(
+        log,
+        partAdd("a", "2024-01-03"),
+        partAdd("b", "2024-01-01"),
+        partAdd("c", "2024-01-02"),
+        add("n").copy(partitionValues = Map("date" -> null)))
       val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000001")
       assert(m.manifests.map(_.numEntries) === Seq(2L, 2L))
       val b = m.manifests.map(_.partitionBounds.get("date"))
       // Compaction sorts entries by partition value (NULL first): [n, b] and [c, a].
       assert(b.map(x => (x.min, x.max)) === Seq(
-        (Some("2024-01-01"), Some("2024-01-01")), (Some("2024-01-02"), Some("2024-01-03"))))
+        (Some("2024-01-01"), Some("2024-01-01")),
+        (Some("2024-01-02"), Some("2024-01-03"))))
       val s = fresh(dir)
       assert(s.allFiles.find(_.path == "n").get.partitionValues === Map("date" -> null))
     }
@@ -154,7 +165,8 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
         val fxPointer = LastCheckpoint.fromJson(
           Files.readAllBytes(new File(fx, "_last_checkpoint").toPath))
         val ourPointer = new String(
-          Files.readAllBytes(new File(dir, "_transaction_log/_last_checkpoint").toPath), "UTF-8")
+          Files.readAllBytes(new File(dir, "_transaction_log/_last_checkpoint").toPath),
+          "UTF-8")
         val fxText =
           new String(Files.readAllBytes(new File(fx, "_last_checkpoint").toPath), "UTF-8")
         assert(fieldNames(ourPointer) === fieldNames(fxText))
@@ -168,14 +180,21 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("above the renormalize threshold, refs hashed from reordered JSON merge into one") {
     withTempDir { dir =>
-      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "2",
-        "spark.indextables.state.schema.renormalizeThreshold" -> "1"))
+      val log = open(
+        dir,
+        Map(
+          "spark.indextables.checkpoint.interval" -> "2",
+          "spark.indextables.state.schema.renormalizeThreshold" -> "1"))
       val a = """[{"name":"x","type":"i64"},{"name":"y","type":"text"}]"""
       val b = """[{"type":"text","name":"y"},{"name":"x","type":"i64"}]"""
       val canonical = SchemaHash.compute(a)
       assert(SchemaHash.compute(b) === canonical)
-      log.startTransaction().commit("CREATE")(_ => Seq(Protocol, metadata(Map(
-        "docMappingSchema.legacyA" -> a, "docMappingSchema.legacyB" -> b))))
+      log.startTransaction().commit("CREATE")(_ =>
+        Seq(
+          Protocol,
+          metadata(Map(
+            "docMappingSchema.legacyA" -> a,
+            "docMappingSchema.legacyB" -> b))))
       append(log, add("f1").copy(docMappingRef = Some("legacyA")))
       append(log, add("f2").copy(docMappingRef = Some("legacyB")))
       val s = fresh(dir)
@@ -189,8 +208,11 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   test("snappy and uncompressed states read back") {
     Seq("snappy", "none").foreach { codec =>
       withTempDir { dir =>
-        val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "1",
-          "spark.indextables.state.compression" -> codec))
+        val log = open(
+          dir,
+          Map(
+            "spark.indextables.checkpoint.interval" -> "1",
+            "spark.indextables.state.compression" -> codec))
         create(log)
         append(log, add("a"))
         assert(codecOf(stateFile(dir, 1)) === (if (codec == "none") "null" else codec))
@@ -202,7 +224,8 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   test("JSON checkpoints, single-file and multi-part, read back") {
     Seq("100", "2").foreach { perPart =>
       withTempDir { dir =>
-        val opts = Map("spark.indextables.checkpoint.interval" -> "3",
+        val opts = Map(
+          "spark.indextables.checkpoint.interval" -> "3",
           "spark.indextables.state.format" -> "json",
           "spark.indextables.checkpoint.actionsPerPart" -> perPart)
         val log = open(dir, opts)
@@ -262,8 +285,11 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
       append(log, add("a"))
       val f = stateFile(dir, 1)
       val m = AvroStateCodec.decodeStateManifest(Files.readAllBytes(f.toPath))
-      Files.write(f.toPath, AvroStateCodec.encodeStateManifest(m.copy(protocolVersion = 9),
-        AvroStateCodec.codec("zstd", 3)))
+      Files.write(
+        f.toPath,
+        AvroStateCodec.encodeStateManifest(
+          m.copy(protocolVersion = 9),
+          AvroStateCodec.codec("zstd", 3)))
       val e = intercept[TransactionLogException](fresh(dir))
       assert(e.getMessage.contains("version 9") && e.getMessage.contains(f.getAbsolutePath))
     }
@@ -275,16 +301,19 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   }
 
   private def reader(f: File) = new org.apache.avro.file.DataFileReader[AnyRef](
-    f, new org.apache.avro.generic.GenericDatumReader[AnyRef]())
+    f,
+    new org.apache.avro.generic.GenericDatumReader[AnyRef]())
 
   private def schemaOf(f: File): org.apache.avro.Schema = {
     val r = reader(f)
-    try r.getSchema finally r.close()
+    try r.getSchema
+    finally r.close()
   }
 
   private def codecOf(f: File): String = {
     val r = reader(f)
-    try Option(r.getMetaString("avro.codec")).getOrElse("null") finally r.close()
+    try Option(r.getMetaString("avro.codec")).getOrElse("null")
+    finally r.close()
   }
 
   /** A store whose `failAt`-th write (put or overwrite) fails, as a crash there would. */
@@ -310,13 +339,19 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("a read loads only the manifests whose partition bounds it can match") {
     withTempDir { dir =>
-      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "3",
-        "spark.indextables.state.entriesPerManifest" -> "2"))
+      val log = open(
+        dir,
+        Map(
+          "spark.indextables.checkpoint.interval" -> "3",
+          "spark.indextables.state.entriesPerManifest" -> "2"))
       create(log, Seq("date"))
       append(log, partAdd("a1", "2024-01-01"), partAdd("a2", "2024-01-01"))
       append(log, partAdd("b1", "2024-01-02"), partAdd("b2", "2024-01-02"))
       append(log, partAdd("c1", "2024-01-03"), partAdd("c2", "2024-01-03")) // state-v3
-      append(log, partAdd("a3", "2024-01-01"), RemoveAction("b1", Some(1L), dataChange = true),
+      append(
+        log,
+        partAdd("a3", "2024-01-01"),
+        RemoveAction("b1", Some(1L), dataChange = true),
         RemoveAction("c2", Some(1L), dataChange = true))
       val m = AvroStateReader.readManifest(log.store, log.logPath, "state-v00000000000000000003")
       val janSecond = m.manifests.filter(_.partitionBounds.get("date").max.contains("2024-01-02"))
@@ -333,7 +368,8 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
       // Entries are also filtered by their own partition values as they are decoded (the
       // tail's adds come regardless).
       val seen = java.util.concurrent.ConcurrentHashMap.newKeySet[Map[String, String]]()
-      val jan3 = s.filesMatching(b => !b("date").max.contains("2024-01-02"),
+      val jan3 = s.filesMatching(
+        b => !b("date").max.contains("2024-01-02"),
         pv => { seen.add(pv); pv("date") == "2024-01-03" })
       assert(jan3.map(_.path).toSet === Set("c1", "a3"))
       assert(seen.asScala.map(_("date")) === Set("2024-01-01", "2024-01-03"))
@@ -343,14 +379,15 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
     }
   }
 
-  test("state entries keep the version that added them, through incremental writes and compaction") {
+  test(
+    "state entries keep the version that added them, through incremental writes and compaction") {
     withTempDir { dir =>
       val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "2"))
       create(log)
-      append(log, add("a"))                // v1
-      append(log, add("b"))                // v2: state-v2 holds a@1, b@2
-      append(log, add("c"))                // v3
-      append(log, add("d"))                // v4: incremental, new manifest holds c@3, d@4
+      append(log, add("a")) // v1
+      append(log, add("b")) // v2: state-v2 holds a@1, b@2
+      append(log, add("c")) // v3
+      append(log, add("d")) // v4: incremental, new manifest holds c@3, d@4
       def versions(v: Long): Map[String, Long] = {
         val st = AvroStateReader.read(log.store, log.logPath, LastCheckpoint.stateDirName(v), 1)
         st.live.map(e => e.add.path -> e.addedAtVersion).toMap
@@ -360,7 +397,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
       val m4 = AvroStateReader.readManifest(log.store, log.logPath, LastCheckpoint.stateDirName(4))
       assert(m4.manifests.map(x => (x.minAddedAtVersion, x.maxAddedAtVersion)) ===
         Seq((1L, 2L), (3L, 4L)))
-      append(log, add("e"))                // v5
+      append(log, add("e")) // v5
       CheckpointWriter.checkpoint(log, fresh(dir), forceCompaction = true)
       assert(versions(5) === Map("a" -> 1L, "b" -> 2L, "c" -> 3L, "d" -> 4L, "e" -> 5L))
     }
@@ -368,22 +405,29 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("a state write that fails on storage is retried with backoff, per the state.retry keys") {
     withTempDir { dir =>
-      val opts = Map("spark.indextables.checkpoint.enabled" -> "false",
+      val opts = Map(
+        "spark.indextables.checkpoint.enabled" -> "false",
         "spark.indextables.state.retry.baseDelayMs" -> "1")
       val log = open(dir, opts)
       create(log)
       append(log, add("a"))
       append(log, add("b"))
       // The first write (the new manifest) fails once; the second attempt succeeds.
-      val cp = CheckpointWriter.checkpointWithRetries(new FailingStore(log.store, 1), log,
-        log.snapshot(), forceCompaction = false)
+      val cp = CheckpointWriter.checkpointWithRetries(
+        new FailingStore(log.store, 1),
+        log,
+        log.snapshot(),
+        forceCompaction = false)
       assert(cp.version === 2L && open(dir).lastCheckpoint().map(_.version) === Some(2L))
       assert(fresh(dir).allFiles.map(_.path) === Seq("a", "b"))
       val once = open(dir, opts + ("spark.indextables.state.retry.maxAttempts" -> "1"))
       append(once, add("c"))
       intercept[java.io.IOException] {
-        CheckpointWriter.checkpointWithRetries(new FailingStore(once.store, 1), once,
-          once.snapshot(), forceCompaction = false)
+        CheckpointWriter.checkpointWithRetries(
+          new FailingStore(once.store, 1),
+          once,
+          once.snapshot(),
+          forceCompaction = false)
       }
       assert(open(dir).lastCheckpoint().map(_.version) === Some(2L))
       assert(fresh(dir).allFiles.map(_.path) === Seq("a", "b", "c"))
@@ -392,8 +436,11 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("write options with lower-cased keys (as DataFrame options arrive) still apply") {
     withTempDir { dir =>
-      val log = open(dir, Map("spark.indextables.checkpoint.interval" -> "1",
-        "spark.indextables.state.entriespermanifest" -> "1"))
+      val log = open(
+        dir,
+        Map(
+          "spark.indextables.checkpoint.interval" -> "1",
+          "spark.indextables.state.entriespermanifest" -> "1"))
       create(log)
       append(log, add("a"), add("b"), add("c"))
       val m = AvroStateReader.readManifest(log.store, log.logPath, LastCheckpoint.stateDirName(1))

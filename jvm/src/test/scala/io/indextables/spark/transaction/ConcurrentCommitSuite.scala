@@ -81,10 +81,18 @@ class ConcurrentCommitSuite extends AnyFunSuite {
       val java = new File(System.getProperty("java.home"), "bin/java").getAbsolutePath
       val go = new File(dir, "go")
       val children = (0 until threads).map { t =>
-        new ProcessBuilder(java, "-Xmx192m", "-XX:TieredStopAtLevel=1", "-cp",
+        new ProcessBuilder(
+          java,
+          "-Xmx192m",
+          "-XX:TieredStopAtLevel=1",
+          "-cp",
           System.getProperty("java.class.path"),
           ConcurrentWriterChild.getClass.getName.stripSuffix("$"),
-          dir.getAbsolutePath, t.toString, perThread.toString, go.getAbsolutePath)
+          dir.getAbsolutePath,
+          t.toString,
+          perThread.toString,
+          go.getAbsolutePath
+        )
           .redirectErrorStream(true)
           .redirectOutput(new File(dir, s"writer-$t.log"))
           .start()
@@ -97,7 +105,8 @@ class ConcurrentCommitSuite extends AnyFunSuite {
       Files.write(go.toPath, Array.emptyByteArray)
       children.zipWithIndex.foreach { case (p, t) =>
         assert(p.waitFor(5, TimeUnit.MINUTES), s"writer $t did not finish")
-        val log = new String(Files.readAllBytes(new File(dir, s"writer-$t.log").toPath),
+        val log = new String(
+          Files.readAllBytes(new File(dir, s"writer-$t.log").toPath),
           StandardCharsets.UTF_8)
         assert(p.exitValue() === 0, s"writer $t failed:\n$log")
       }
@@ -123,16 +132,21 @@ class ConcurrentCommitSuite extends AnyFunSuite {
 object ConcurrentWriterChild {
   def main(args: Array[String]): Unit = {
     val Array(table, id, count, go) = args
-    val log = TransactionTestUtils.logFor(table, TransactionTestUtils.hadoopConf, Map(
-      IndexTablesConf.RetryMaxAttempts.key -> "1000",
-      IndexTablesConf.RetryBaseDelayMs.key -> "1",
-      IndexTablesConf.RetryMaxDelayMs.key -> "50"))
+    val log = TransactionTestUtils.logFor(
+      table,
+      TransactionTestUtils.hadoopConf,
+      Map(
+        IndexTablesConf.RetryMaxAttempts.key -> "1000",
+        IndexTablesConf.RetryBaseDelayMs.key -> "1",
+        IndexTablesConf.RetryMaxDelayMs.key -> "50")
+    )
     Files.write(new File(new File(table), s"ready-$id").toPath, Array.emptyByteArray)
     while (!new File(go).exists()) Thread.sleep(5)
     val versions = (0 until count.toInt).map { i =>
       log.startTransaction().commit("WRITE")(_ => Seq(TransactionTestUtils.add(s"p$id-$i")))
     }
-    Files.write(new File(new File(table), s"versions-$id").toPath,
+    Files.write(
+      new File(new File(table), s"versions-$id").toPath,
       versions.mkString("\n").getBytes(StandardCharsets.UTF_8))
   }
 }

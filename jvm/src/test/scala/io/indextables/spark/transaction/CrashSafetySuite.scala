@@ -25,8 +25,14 @@ class CrashSafetySuite extends AnyFunSuite with BeforeAndAfterEach {
 
   private def spawn(dir: File, mode: String): Process = {
     val java = new File(System.getProperty("java.home"), "bin/java").getAbsolutePath
-    new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-      CrashChild.getClass.getName.stripSuffix("$"), dir.getAbsolutePath, mode)
+    new ProcessBuilder(
+      java,
+      "-Xmx256m",
+      "-cp",
+      System.getProperty("java.class.path"),
+      CrashChild.getClass.getName.stripSuffix("$"),
+      dir.getAbsolutePath,
+      mode)
       .redirectErrorStream(true)
       .redirectOutput(new File(dir, s"child-$mode.log"))
       .start()
@@ -91,8 +97,11 @@ object CrashChild {
     val dir = new File(args(0))
     val mode = args(1)
     val marker = new File(dir, Marker)
-    val log = TransactionTestUtils.logFor(dir.getAbsolutePath, hadoopConf,
-      Map("spark.indextables.checkpoint.interval" -> "1",
+    val log = TransactionTestUtils.logFor(
+      dir.getAbsolutePath,
+      hadoopConf,
+      Map(
+        "spark.indextables.checkpoint.interval" -> "1",
         "spark.indextables.state.compaction.maxManifests" -> "1000"))
     mode match {
       case "commits" =>
@@ -105,7 +114,10 @@ object CrashChild {
       case _ =>
         // Hang on the state manifest (the second write), after the new manifests are written.
         val store = new HangingStore(log.store, hangAt = 2, marker)
-        CheckpointWriter.checkpointWith(store, log, log.snapshot(),
+        CheckpointWriter.checkpointWith(
+          store,
+          log,
+          log.snapshot(),
           forceCompaction = mode == "compaction")
     }
   }

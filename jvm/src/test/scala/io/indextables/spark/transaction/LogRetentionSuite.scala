@@ -48,7 +48,8 @@ class LogRetentionSuite extends AnyFunSuite with BeforeAndAfterEach {
         "spark.indextables.purge.txLogRetentionHours" -> "0",
         "spark.indextables.state.retention.hours" -> "0",
         "spark.indextables.state.retention.versions" -> "1",
-        "spark.indextables.state.gc.minManifestAgeHours" -> "0")
+        "spark.indextables.state.gc.minManifestAgeHours" -> "0"
+      )
       val log = build(dir, opts, 9)
       val expectedFiles = open(dir, Map.empty).snapshot().allFiles.map(_.path)
       LogRetention.cleanup(log, now = System.currentTimeMillis() + 60000L)

@@ -46,7 +46,8 @@ class LogStoreSuite extends AnyFunSuite {
     store.overwrite(pointer, "two".getBytes(UTF_8))
     assert(new String(store.read(pointer), UTF_8) === "two")
     assert(store.modificationTime(pointer) > 0L)
-    assert(store.putIfAbsent(new Path(log, "state-v00000000000000000001/_manifest.avro"),
+    assert(store.putIfAbsent(
+      new Path(log, "state-v00000000000000000001/_manifest.avro"),
       Array[Byte](1)))
     assert(store.listDirectories(log).map(_.getName) === Seq("state-v00000000000000000001"))
     assert(store.list(log).map(_.getName).filter(!_.startsWith(".")) === Seq("_last_checkpoint"))

@@ -15,7 +15,10 @@ class ProtocolExamplesGoldenSuite extends AnyFunSuite {
   }
 
   private val expected: Seq[Action] = Seq(
-    ProtocolAction(4, 4, Some(Set("avroState", "schemaDeduplication")),
+    ProtocolAction(
+      4,
+      4,
+      Some(Set("avroState", "schemaDeduplication")),
       Some(Set("avroState", "schemaDeduplication"))),
     MetadataAction(
       id = "550e8400-e29b-41d4-a716-446655440000",
@@ -23,7 +26,8 @@ class ProtocolExamplesGoldenSuite extends AnyFunSuite {
       schemaString = """{"type":"struct","fields":[]}""",
       partitionColumns = Seq("date"),
       configuration = Map("docMappingSchema.ab12cd34ef56gh78" -> """[{"name":"title"}]"""),
-      createdTime = Some(1704067200000L)),
+      createdTime = Some(1704067200000L)
+    ),
     AddAction(
       path = "date=2024-01-01/splits/split-abc123.split",
       partitionValues = Map("date" -> "2024-01-01"),
@@ -36,10 +40,17 @@ class ProtocolExamplesGoldenSuite extends AnyFunSuite {
       hasFooterOffsets = true,
       footerStartOffset = Some(900000L),
       footerEndOffset = Some(1048500L),
-      docMappingRef = Some("ab12cd34ef56gh78")),
+      docMappingRef = Some("ab12cd34ef56gh78")
+    ),
     RemoveAction("splits/old-split.split", Some(1704153600000L), dataChange = true),
-    MergeSkipAction("splits/corrupted.split", 1704067200000L, "Corrupted index footer", "merge",
-      Some(1704153600000L), 1))
+    MergeSkipAction(
+      "splits/corrupted.split",
+      1704067200000L,
+      "Corrupted index footer",
+      "merge",
+      Some(1704153600000L),
+      1)
+  )
 
   test("protocol.md examples parse to the expected actions") {
     val actions = VersionFiles.decode(new Path("/golden/protocol-examples.json"), versionFile)

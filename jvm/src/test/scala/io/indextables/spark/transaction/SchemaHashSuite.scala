@@ -28,8 +28,10 @@ class SchemaHashSuite extends AnyFunSuite {
   }
 
   test("nested objects and named arrays are canonicalised recursively") {
-    val a = """{"fields":[{"name":"b","opts":{"y":1,"x":2}},{"name":"a","sub":[{"name":"q"},{"name":"p"}]}]}"""
-    val b = """{"fields":[{"sub":[{"name":"p"},{"name":"q"}],"name":"a"},{"opts":{"x":2,"y":1},"name":"b"}]}"""
+    val a =
+      """{"fields":[{"name":"b","opts":{"y":1,"x":2}},{"name":"a","sub":[{"name":"q"},{"name":"p"}]}]}"""
+    val b =
+      """{"fields":[{"sub":[{"name":"p"},{"name":"q"}],"name":"a"},{"opts":{"x":2,"y":1},"name":"b"}]}"""
     assert(SchemaHash.compute(a) === SchemaHash.compute(b))
   }
 

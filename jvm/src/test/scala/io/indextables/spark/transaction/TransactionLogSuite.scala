@@ -65,16 +65,22 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
     }
   }
 
-  test("handles share a table's snapshot per path and file-system options, whatever their settings") {
+  test(
+    "handles share a table's snapshot per path and file-system options, whatever their settings") {
     withTempDir { dir =>
       create(open(dir))
       val first = open(dir).snapshot()
-      val byUri = TransactionTestUtils.logFor("file:" + dir.getAbsolutePath, hadoopConf,
+      val byUri = TransactionTestUtils.logFor(
+        "file:" + dir.getAbsolutePath,
+        hadoopConf,
         Map(IndexTablesConf.RetryMaxAttempts.key -> "3", "__indextables.indexquery.key" -> "k"))
       assert(byUri.settings.retryMaxAttempts === 3)
       assert(byUri.snapshot() eq first)
-      val otherFs = TransactionLog.forTable(dir.getAbsolutePath, hadoopConf,
-        IndexTablesOptions.Defaults.logSettings, Map("fs.file.impl.disable.cache" -> "true"))
+      val otherFs = TransactionLog.forTable(
+        dir.getAbsolutePath,
+        hadoopConf,
+        IndexTablesOptions.Defaults.logSettings,
+        Map("fs.file.impl.disable.cache" -> "true"))
       assert(otherFs.snapshot() ne first)
       assert(otherFs.snapshot().version === first.version)
     }
@@ -93,7 +99,8 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
     withTempDir { dir =>
       val log = open(dir)
       // Written as a future IndexTables would: our own writer refuses protocol 5.
-      LocalLogStore.putIfAbsent(VersionFiles.path(log.logPath, 0),
+      LocalLogStore.putIfAbsent(
+        VersionFiles.path(log.logPath, 0),
         VersionFiles.encode(Seq(ProtocolAction(5, 5), metadata()), compressed = true))
       val e = intercept[TransactionLogException](open(dir).snapshot())
       assert(e.getMessage.contains(log.tablePath.toString))
@@ -127,7 +134,8 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
       val hash = SchemaHash.compute(schema)
       val log = open(dir)
       create(log, metadata(configuration = Map(SchemaHash.registryKey(hash) -> schema, "x" -> "y")))
-      append(log,
+      append(
+        log,
         add("a").copy(docMappingRef = Some(hash)),
         add("b").copy(docMappingJson = Some("[]")),
         add("c").copy(docMappingRef = Some("unknown")))
@@ -172,7 +180,8 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
 
   test("after maxAttempts conflicts the error names the table and the operation") {
     withTempDir { dir =>
-      val options = Map(IndexTablesConf.RetryMaxAttempts.key -> "2",
+      val options = Map(
+        IndexTablesConf.RetryMaxAttempts.key -> "2",
         IndexTablesConf.RetryBaseDelayMs.key -> "1")
       val log = open(dir, options)
       create(log)

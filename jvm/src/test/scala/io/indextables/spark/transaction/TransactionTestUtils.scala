@@ -49,7 +49,8 @@ object TransactionTestUtils {
       schemaString = """{"type":"struct","fields":[]}""",
       partitionColumns = partitionColumns,
       configuration = configuration,
-      createdTime = Some(1704067200000L))
+      createdTime = Some(1704067200000L)
+    )
 
   def add(path: String, size: Long = 100L): AddAction =
     AddAction(path, Map.empty, size, modificationTime = 1L, dataChange = true)

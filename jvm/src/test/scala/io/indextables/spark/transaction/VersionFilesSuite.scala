@@ -14,7 +14,10 @@ class VersionFilesSuite extends AnyFunSuite {
   import TransactionTestUtils._
 
   private val file = new Path("/tables/t1/_transaction_log/00000000000000000007.json")
-  private val actions: Seq[Action] = Seq(Protocol, metadata(), add("splits/a.split"),
+  private val actions: Seq[Action] = Seq(
+    Protocol,
+    metadata(),
+    add("splits/a.split"),
     RemoveAction("splits/b.split", Some(3L), dataChange = true))
 
   private def gzip(bytes: Array[Byte]): Array[Byte] = {

@@ -16,12 +16,21 @@ import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder, B
 class DocumentBatchEncoderSuite extends AnyFunSuite {
 
   private val schema = StructType(Seq(
-    StructField("s", StringType), StructField("t", StringType), StructField("js", StringType),
-    StructField("l", LongType), StructField("i", IntegerType), StructField("d", DoubleType),
-    StructField("f", FloatType), StructField("dec", DecimalType(10, 2)), StructField("b", BooleanType),
-    StructField("dt", DateType), StructField("ts", TimestampType), StructField("bin", BinaryType),
+    StructField("s", StringType),
+    StructField("t", StringType),
+    StructField("js", StringType),
+    StructField("l", LongType),
+    StructField("i", IntegerType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("b", BooleanType),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
+    StructField("bin", BinaryType),
     StructField("st", StructType(Seq(StructField("a", LongType), StructField("n", StringType)))),
-    StructField("arr", ArrayType(StringType))))
+    StructField("arr", ArrayType(StringType))
+  ))
   private val index = TableIndexSchema.resolve(schema, Nil, Map("t" -> "text", "js" -> "json"))
   private val fields = index.fields.map(f => (schema.fieldIndex(f.name), f))
 
@@ -29,12 +38,23 @@ class DocumentBatchEncoderSuite extends AnyFunSuite {
     if (k % 6 == 5) return new GenericInternalRow(schema.length)
     val long = if (k == 3) "x" * 70000 else s"wörd $k"
     new GenericInternalRow(Array[Any](
-      UTF8String.fromString(s"value-$k"), UTF8String.fromString(long),
+      UTF8String.fromString(s"value-$k"),
+      UTF8String.fromString(long),
       UTF8String.fromString(s"""{"k": $k, "nested": {"z": [1, "two"]}}"""),
-      -k * 1000000007L, k, k * 1.5, k * 0.25f, Decimal(BigDecimal(k) + BigDecimal("0.25"), 10, 2),
-      k % 2 == 0, 19000 + k, -1000001L + k * 1234567L, Array[Byte](k.toByte, 0),
-      new GenericInternalRow(Array[Any](k.toLong, if (k % 2 == 0) null else UTF8String.fromString("n"))),
-      new GenericArrayData(Array[Any](UTF8String.fromString("a"), null))))
+      -k * 1000000007L,
+      k,
+      k * 1.5,
+      k * 0.25f,
+      Decimal(BigDecimal(k) + BigDecimal("0.25"), 10, 2),
+      k % 2 == 0,
+      19000 + k,
+      -1000001L + k * 1234567L,
+      Array[Byte](k.toByte, 0),
+      new GenericInternalRow(Array[Any](
+        k.toLong,
+        if (k % 2 == 0) null else UTF8String.fromString("n"))),
+      new GenericArrayData(Array[Any](UTF8String.fromString("a"), null))
+    ))
   }
 
   private def parse(buf: java.nio.ByteBuffer): Seq[Map[String, Any]] =
@@ -46,7 +66,9 @@ class DocumentBatchEncoderSuite extends AnyFunSuite {
   test("rows encode to the documents RowToDocument and BatchDocumentBuilder make, in one pass") {
     val rows = (0 until 40).map(row)
     val builder = new BatchDocumentBuilder()
-    rows.foreach { r => val d = new BatchDocument(); RowToDocument.fill(d, r, fields); builder.addDocument(d) }
+    rows.foreach { r =>
+      val d = new BatchDocument(); RowToDocument.fill(d, r, fields); builder.addDocument(d)
+    }
     val expected = parse(builder.build())
     val encoder = new DocumentBatchEncoder(fields)
     rows.foreach(encoder.add)

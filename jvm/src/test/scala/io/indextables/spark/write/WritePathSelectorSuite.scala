@@ -7,15 +7,24 @@ import io.indextables.spark.schema.TableIndexSchema
 
 class WritePathSelectorSuite extends AnyFunSuite {
 
-  private def select(fields: Seq[StructField], typemap: Map[String, String] = Map.empty,
+  private def select(
+      fields: Seq[StructField],
+      typemap: Map[String, String] = Map.empty,
       partitions: Seq[String] = Nil) =
     WritePathSelector.select(TableIndexSchema.resolve(StructType(fields), partitions, typemap))
 
   private val flat = Seq(
-    StructField("s", StringType), StructField("l", LongType), StructField("i", IntegerType),
-    StructField("d", DoubleType), StructField("f", FloatType),
-    StructField("dec", DecimalType(10, 2)), StructField("b", BooleanType),
-    StructField("dt", DateType), StructField("ts", TimestampType), StructField("bin", BinaryType))
+    StructField("s", StringType),
+    StructField("l", LongType),
+    StructField("i", IntegerType),
+    StructField("d", DoubleType),
+    StructField("f", FloatType),
+    StructField("dec", DecimalType(10, 2)),
+    StructField("b", BooleanType),
+    StructField("dt", DateType),
+    StructField("ts", TimestampType),
+    StructField("bin", BinaryType)
+  )
 
   test("flat columns with raw strings take the Arrow FFI path") {
     val d = select(flat)
@@ -24,7 +33,8 @@ class WritePathSelectorSuite extends AnyFunSuite {
   }
 
   test("a struct without arrays and a partition column still take the Arrow FFI path") {
-    val st = StructField("st",
+    val st = StructField(
+      "st",
       StructType(Seq(StructField("x", LongType), StructField("y", StringType))))
     assert(select(flat :+ st :+ StructField("p", IntegerType), partitions = Seq("p")).path ===
       WritePath.ArrowFfi)
@@ -46,7 +56,8 @@ class WritePathSelectorSuite extends AnyFunSuite {
     val top = select(flat :+ StructField("tags", ArrayType(StringType)))
     assert(top.path === WritePath.BatchDocuments)
     assert(top.reason.contains("'tags'") && top.reason.contains("array"), top.reason)
-    val nested = select(flat :+ StructField("st",
+    val nested = select(flat :+ StructField(
+      "st",
       StructType(Seq(StructField("xs", ArrayType(LongType))))))
     assert(nested.path === WritePath.BatchDocuments)
     assert(nested.reason.contains("'st'"), nested.reason)

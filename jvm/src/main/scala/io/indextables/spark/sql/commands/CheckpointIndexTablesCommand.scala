@@ -1,9 +1,9 @@
 package io.indextables.spark.sql.commands
 
-import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{LongType, StringType}
+import org.apache.spark.sql.{Row, SparkSession}
 
 import io.indextables.spark.transaction.{CheckpointWriter, TransactionLog}
 
@@ -11,7 +11,8 @@ import io.indextables.spark.transaction.{CheckpointWriter, TransactionLog}
  * `CHECKPOINT INDEXTABLES '<path>' | <table>`: writes a checkpoint of the table's log at its
  * latest version. Returns one row: table_path string, version long (the checkpointed version).
  */
-case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget) extends LeafRunnableCommand {
+case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget)
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("table_path", StringType, nullable = false)(),
@@ -25,6 +26,7 @@ case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget) extend
 }
 
 object CheckpointIndexTablesCommand {
+
   /**
    * Writes a checkpoint of `log` at its latest version, in the format the session's
    * `spark.indextables.state.format` names (Avro state by default), and returns that version.

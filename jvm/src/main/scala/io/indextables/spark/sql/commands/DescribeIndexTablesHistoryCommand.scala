@@ -1,9 +1,9 @@
 package io.indextables.spark.sql.commands
 
-import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{LongType, StringType, TimestampType}
+import org.apache.spark.sql.{Row, SparkSession}
 
 import io.indextables.spark.transaction.{AddAction, RemoveAction}
 
@@ -14,14 +14,16 @@ import io.indextables.spark.transaction.{AddAction, RemoveAction}
  * derived from the actions: CREATE (version 0), WRITE (adds only), OVERWRITE (removes and
  * adds), REMOVE (removes only), METADATA (neither).
  */
-case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget) extends LeafRunnableCommand {
+case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget)
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("version", LongType, nullable = false)(),
     AttributeReference("timestamp", TimestampType)(),
     AttributeReference("operation", StringType, nullable = false)(),
     AttributeReference("files_added", LongType, nullable = false)(),
-    AttributeReference("files_removed", LongType, nullable = false)())
+    AttributeReference("files_removed", LongType, nullable = false)()
+  )
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = target.log(spark)

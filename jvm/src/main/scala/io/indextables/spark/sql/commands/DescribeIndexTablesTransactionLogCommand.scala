@@ -1,9 +1,9 @@
 package io.indextables.spark.sql.commands
 
-import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{LongType, MapType, StringType, TimestampType}
+import org.apache.spark.sql.{Row, SparkSession}
 
 /**
  * `DESCRIBE INDEXTABLES TRANSACTION LOG '<path>' | <table>`: one row per live split at the
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{LongType, MapType, StringType, TimestampType}
  * doc_mapping_ref string. Statistics a split does not record are null.
  */
 case class DescribeIndexTablesTransactionLogCommand(target: IndexTablesCommandTarget)
-  extends LeafRunnableCommand {
+    extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("path", StringType, nullable = false)(),
@@ -25,13 +25,23 @@ case class DescribeIndexTablesTransactionLogCommand(target: IndexTablesCommandTa
     AttributeReference("max_values", MapType(StringType, StringType))(),
     AttributeReference("footer_start_offset", LongType)(),
     AttributeReference("footer_end_offset", LongType)(),
-    AttributeReference("doc_mapping_ref", StringType)())
+    AttributeReference("doc_mapping_ref", StringType)()
+  )
 
   override def run(spark: SparkSession): Seq[Row] = {
     target.log(spark).snapshot().allFiles.map { a =>
-      Row(a.path, a.partitionValues, a.size, a.numRecords.orNull, new java.sql.Timestamp(a.modificationTime),
-        a.minValues.orNull, a.maxValues.orNull, a.footerStartOffset.orNull, a.footerEndOffset.orNull,
-        a.docMappingRef.orNull)
+      Row(
+        a.path,
+        a.partitionValues,
+        a.size,
+        a.numRecords.orNull,
+        new java.sql.Timestamp(a.modificationTime),
+        a.minValues.orNull,
+        a.maxValues.orNull,
+        a.footerStartOffset.orNull,
+        a.footerEndOffset.orNull,
+        a.docMappingRef.orNull
+      )
     }
   }
 }

@@ -9,6 +9,7 @@ import io.indextables.spark.transaction.TransactionLog
 
 /** What a command names: a table path (`'<path>'`) or a table or view name (`<table>`). */
 sealed trait IndexTablesCommandTarget {
+
   /** The table's path; a name must resolve to exactly one IndexTables table. Driver side. */
   def resolvePath(spark: SparkSession): String
 

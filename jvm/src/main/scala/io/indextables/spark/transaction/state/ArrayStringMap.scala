@@ -24,14 +24,16 @@ private[state] final class ArrayStringMap(keys: Array[String], values: Array[Str
     None
   }
 
-  override def iterator: Iterator[(String, String)] = keys.indices.iterator.map(i => keys(i) -> values(i))
+  override def iterator: Iterator[(String, String)] =
+    keys.indices.iterator.map(i => keys(i) -> values(i))
 
   override def updated[V1 >: String](key: String, value: V1): immutable.Map[String, V1] =
     immutable.HashMap(iterator.toSeq: _*).updated(key, value)
 
   override def +[V1 >: String](kv: (String, V1)): immutable.Map[String, V1] = updated(kv._1, kv._2)
 
-  override def -(key: String): immutable.Map[String, String] = immutable.HashMap(iterator.toSeq: _*) - key
+  override def -(key: String): immutable.Map[String, String] =
+    immutable.HashMap(iterator.toSeq: _*) - key
 }
 
 /**
@@ -70,7 +72,9 @@ private[state] final class PackedStringMap(packed: Array[Byte])
 private[state] object PackedStringMap {
 
   /** A map of parallel keys and values: arrays for more than four distinct keys. */
-  def build(keys: java.util.List[String], values: java.util.List[String]): immutable.Map[String, String] =
+  def build(
+      keys: java.util.List[String],
+      values: java.util.List[String]): immutable.Map[String, String] =
     if (keys.size() > 4 && keys.size() <= 32 && distinct(keys)) {
       new ArrayStringMap(keys.toArray(new Array[String](0)), values.toArray(new Array[String](0)))
     } else {
@@ -126,6 +130,7 @@ private[state] final class PackedStrings(initialBytes: Int) {
 }
 
 private[state] object PackedStrings {
+
   /** Each string of the packed `bytes` up to `length`, in order. */
   def foreach(bytes: Array[Byte], length: Int)(f: String => Unit): Unit = {
     var at = 0

@@ -97,9 +97,12 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
     case "null" => DecoderFactory.get().binaryDecoder(bytes, start, size, decoder)
     case "zstandard" =>
       // Avro's zstd frames do not record their size, so they are streamed, with pooled buffers.
-      val in = new ZstdInputStreamNoFinalizer(new ByteArrayInputStream(bytes, start, size),
+      val in = new ZstdInputStreamNoFinalizer(
+        new ByteArrayInputStream(bytes, start, size),
         RecyclingBufferPool.INSTANCE)
-      val n = try drain((buf, off, len) => in.read(buf, off, len), size) finally in.close()
+      val n =
+        try drain((buf, off, len) => in.read(buf, off, len), size)
+        finally in.close()
       DecoderFactory.get().binaryDecoder(out, 0, n, decoder)
     case "snappy" =>
       // Snappy blocks end with the big-endian CRC32 of the uncompressed bytes.
@@ -111,16 +114,19 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
       val at = start + size - 4
       val expected = ((bytes(at) & 0xff) << 24) | ((bytes(at + 1) & 0xff) << 16) |
         ((bytes(at + 2) & 0xff) << 8) | (bytes(at + 3) & 0xff)
-      if (crc.getValue.toInt != expected) throw new IllegalArgumentException("snappy block CRC mismatch")
+      if (crc.getValue.toInt != expected)
+        throw new IllegalArgumentException("snappy block CRC mismatch")
       DecoderFactory.get().binaryDecoder(out, 0, n, decoder)
     case "deflate" =>
       val inflater = new Inflater(true)
       try {
         inflater.setInput(bytes, start, size)
-        val n = drain((buf, off, len) => {
-          val k = inflater.inflate(buf, off, len)
-          if (k == 0 && (inflater.finished() || inflater.needsInput())) -1 else k
-        }, size)
+        val n = drain(
+          (buf, off, len) => {
+            val k = inflater.inflate(buf, off, len)
+            if (k == 0 && (inflater.finished() || inflater.needsInput())) -1 else k
+          },
+          size)
         DecoderFactory.get().binaryDecoder(out, 0, n, decoder)
       } finally inflater.end()
     case other => throw new IllegalStateException(s"unsupported Avro codec $other")
@@ -139,7 +145,8 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
     n
   }
 
-  private def ensure(n: Int): Unit = if (out.length < n) out = new Array[Byte](math.max(n, out.length * 2))
+  private def ensure(n: Int): Unit =
+    if (out.length < n) out = new Array[Byte](math.max(n, out.length * 2))
 
   private def readLong(): Long = {
     var value = 0L
@@ -158,7 +165,8 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
 
   private def readBytes(): Array[Byte] = {
     val n = readLong()
-    if (n < 0 || n > bytes.length - pos) throw new IllegalArgumentException("the Avro file is truncated")
+    if (n < 0 || n > bytes.length - pos)
+      throw new IllegalArgumentException("the Avro file is truncated")
     take(n.toInt)
   }
 

@@ -8,7 +8,6 @@ import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ArrayNode
-
 import org.apache.avro.Schema
 import org.apache.avro.file.{CodecFactory, DataFileStream, DataFileWriter}
 import org.apache.avro.generic.{GenericData, GenericDatumReader, GenericDatumWriter, GenericRecord}
@@ -76,8 +75,12 @@ object AvroStateCodec {
         AvroStateWriter.bounds(entries.slice(from, until).map(_.add), partitionColumns).get ->
           (until - from).toLong
       })
-      write(FileEntrySchema, codec, entries.iterator.map(entryRecord),
-        Map(BlockBoundsKey -> index), blocks.map(_._2).toSet)
+      write(
+        FileEntrySchema,
+        codec,
+        entries.iterator.map(entryRecord),
+        Map(BlockBoundsKey -> index),
+        blocks.map(_._2).toSet)
     }
 
   private def write(
@@ -135,7 +138,7 @@ object AvroStateCodec {
       // No block may grow near the sync interval, past which Avro would end it on its own; a
       // huge entry gets a block to itself.
       if (last || bytes >= TargetBlockBytes || (partitionChanges && bytes >= MinAlignedBlockBytes) ||
-          bound + limits(i + 1) > MaxPlannedBlockBytes / 2) {
+        bound + limits(i + 1) > MaxPlannedBlockBytes / 2) {
         blocks += ((from, i + 1))
         from = i + 1
         bytes = 0
@@ -180,7 +183,8 @@ object AvroStateCodec {
   }
 
   /** Each block's partition bounds and record count, or None if the index is absent or bad. */
-  private def blockIndex(json: Option[String]): Option[Array[(Map[String, PartitionBounds], Long)]] =
+  private def blockIndex(json: Option[String])
+      : Option[Array[(Map[String, PartitionBounds], Long)]] =
     json.flatMap { text =>
       try {
         val out = Array.newBuilder[(Map[String, PartitionBounds], Long)]
@@ -221,14 +225,17 @@ object AvroStateCodec {
     r.put("numEntries", i.numEntries)
     r.put("minAddedAtVersion", i.minAddedAtVersion)
     r.put("maxAddedAtVersion", i.maxAddedAtVersion)
-    r.put("partitionBounds", i.partitionBounds.map { bounds =>
-      bounds.map { case (col, b) =>
-        val br = new GenericData.Record(PartitionBoundsSchema)
-        br.put("min", b.min.orNull)
-        br.put("max", b.max.orNull)
-        col -> br
-      }.asJava
-    }.orNull)
+    r.put(
+      "partitionBounds",
+      i.partitionBounds.map { bounds =>
+        bounds.map { case (col, b) =>
+          val br = new GenericData.Record(PartitionBoundsSchema)
+          br.put("min", b.min.orNull)
+          br.put("max", b.max.orNull)
+          col -> br
+        }.asJava
+      }.orNull
+    )
     r.put("tombstoneCount", i.tombstoneCount)
     r.put("liveEntryCount", i.liveEntryCount)
     r
@@ -278,7 +285,8 @@ object AvroStateCodec {
       tombstones = list(r, "tombstones").map(_.toString),
       schemaRegistry = stringMap(r, "schemaRegistry").getOrElse(Map.empty),
       protocolVersion = int(r, "protocolVersion").getOrElse(StateManifest.ProtocolVersion),
-      metadata = string(r, "metadata"))
+      metadata = string(r, "metadata")
+    )
   }
 
   private def decodeManifestInfo(r: GenericRecord): ManifestInfo =
@@ -294,7 +302,8 @@ object AvroStateCodec {
         }.toMap
       },
       tombstoneCount = long(r, "tombstoneCount").getOrElse(0L),
-      liveEntryCount = long(r, "liveEntryCount").getOrElse(-1L))
+      liveEntryCount = long(r, "liveEntryCount").getOrElse(-1L)
+    )
 
   /** Decodes a shared manifest into its entries, in file order. */
   def decodeFileEntries(bytes: Array[Byte]): Seq[FileEntry] = decodeFileEntries(bytes, null)
@@ -321,9 +330,10 @@ object AvroStateCodec {
     if (!container.supported) {
       val stream = new DataFileStream[FileEntry](new ByteArrayInputStream(bytes), reader)
       try while (stream.hasNext) {
-        val e = stream.next()
-        if (e != null) out += e
-      } finally stream.close()
+          val e = stream.next()
+          if (e != null) out += e
+        }
+      finally stream.close()
       return out.result()
     }
     reader.setSchema(container.schema)
@@ -363,7 +373,8 @@ object AvroStateCodec {
 
   private def read(bytes: Array[Byte]): Vector[GenericRecord] = {
     val stream = new DataFileStream[GenericRecord](
-      new ByteArrayInputStream(bytes), new GenericDatumReader[GenericRecord]())
+      new ByteArrayInputStream(bytes),
+      new GenericDatumReader[GenericRecord]())
     try {
       val out = Vector.newBuilder[GenericRecord]
       while (stream.hasNext) out += stream.next()

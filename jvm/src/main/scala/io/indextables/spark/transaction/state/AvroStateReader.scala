@@ -59,7 +59,9 @@ object AvroStateReader {
     catch {
       case NonFatal(e) =>
         throw IndexTablesErrors.unreadableVersionFile(
-          file, s"not a readable Avro state manifest (${e.getMessage})", e)
+          file,
+          s"not a readable Avro state manifest (${e.getMessage})",
+          e)
     }
   }
 
@@ -68,7 +70,12 @@ object AvroStateReader {
    * manifests replace entries of the same path in earlier ones.
    */
   def read(store: LogStore, logPath: Path, stateDir: String, parallelism: Int): AvroState =
-    readEntries(store, logPath, stateDir, readManifest(store, logPath, stateDir), parallelism,
+    readEntries(
+      store,
+      logPath,
+      stateDir,
+      readManifest(store, logPath, stateDir),
+      parallelism,
       _ => true)
 
   /**
@@ -98,7 +105,8 @@ object AvroStateReader {
     AvroState(stateDir, manifest, byPath.values.asScala.toVector, removed)
   }
 
-  def readEntries(store: LogStore, file: Path): Seq[FileEntry] = readEntries(store, file, null, null)
+  def readEntries(store: LogStore, file: Path): Seq[FileEntry] =
+    readEntries(store, file, null, null)
 
   /**
    * The entries of one manifest whose partition values `keepPartition` accepts (all if null);
@@ -114,7 +122,9 @@ object AvroStateReader {
     catch {
       case NonFatal(e) =>
         throw IndexTablesErrors.unreadableVersionFile(
-          file, s"not a readable Avro manifest (${e.getMessage})", e)
+          file,
+          s"not a readable Avro manifest (${e.getMessage})",
+          e)
     }
   }
 

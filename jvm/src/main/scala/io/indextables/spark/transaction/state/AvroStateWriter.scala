@@ -62,13 +62,19 @@ object AvroStateWriter {
     val stateFile = AvroStateReader.stateManifestPath(logPath, stateDir)
     if (store.exists(stateFile)) {
       // Another writer checkpointed this version already; its state is as good as ours.
-      return AvroStateWriteResult(stateDir, AvroStateReader.readManifest(store, logPath, stateDir),
-        compacted = false, Nil, alreadyExisted = true, stateBase = None)
+      return AvroStateWriteResult(
+        stateDir,
+        AvroStateReader.readManifest(store, logPath, stateDir),
+        compacted = false,
+        Nil,
+        alreadyExisted = true,
+        stateBase = None)
     }
     val now = System.currentTimeMillis()
     val partitionColumns = snapshot.metadata.partitionColumns
     val remap = renormalization(snapshot, config.renormalizeThreshold)
-    val liveEntries = if (remap.isEmpty) snapshot.entries else snapshot.entries.map { e =>
+    val liveEntries = if (remap.isEmpty) snapshot.entries
+    else snapshot.entries.map { e =>
       e.copy(add = e.add.copy(docMappingRef = e.add.docMappingRef.map(r => remap.getOrElse(r, r))))
     }
     val live = liveEntries.map(_.add)
@@ -96,8 +102,10 @@ object AvroStateWriter {
         (b.manifest.manifests ++ written, tomb, written.map(_.path))
       case None =>
         // Compaction lays entries out by partition, so that each manifest's bounds are narrow.
-        val byPartition = if (partitionColumns.isEmpty) liveEntries else liveEntries.sortBy(e =>
-          partitionColumns.map(c => Option(e.add.partitionValues.getOrElse(c, null)).getOrElse("")))(
+        val byPartition = if (partitionColumns.isEmpty) liveEntries
+        else liveEntries.sortBy(e =>
+          partitionColumns.map(c =>
+            Option(e.add.partitionValues.getOrElse(c, null)).getOrElse("")))(
           Ordering.Implicits.seqDerivedOrdering[Seq, String])
         val written = writeManifests(store, logPath, byPartition, partitionColumns, config)
         (written, Nil, written.map(_.path))
@@ -121,16 +129,23 @@ object AvroStateWriter {
       tombstones = tombstones,
       schemaRegistry = registry,
       protocolVersion = StateManifest.ProtocolVersion,
-      metadata = Some(ActionSerde.toJson(metadata)))
-    val written = store.putIfAbsent(stateFile,
+      metadata = Some(ActionSerde.toJson(metadata))
+    )
+    val written = store.putIfAbsent(
+      stateFile,
       AvroStateCodec.encodeStateManifest(manifest, config.codec))
     val entryPaths = plan match {
       case Some((b, added, _)) => b.entryPaths ++ added.map(_.add.path)
       case None => livePaths
     }
-    AvroStateWriteResult(stateDir, manifest, compacted = plan.isEmpty, newManifests,
+    AvroStateWriteResult(
+      stateDir,
+      manifest,
+      compacted = plan.isEmpty,
+      newManifests,
       alreadyExisted = !written,
-      stateBase = if (written) Some(StateBase(stateDir, manifest, entryPaths)) else None)
+      stateBase = if (written) Some(StateBase(stateDir, manifest, entryPaths)) else None
+    )
   }
 
   /** Old ref to canonical ref, for the refs whose hash is not canonical; empty below threshold. */
@@ -157,9 +172,11 @@ object AvroStateWriter {
         val a = e.add
         // Avro maps cannot hold nulls: a SQL NULL partition value is written as an absent key.
         // An inline (pre-V3) doc mapping moves to the registry; see inlineRegistry.
-        val add = a.copy(partitionValues = a.partitionValues.filter(_._2 != null),
+        val add = a.copy(
+          partitionValues = a.partitionValues.filter(_._2 != null),
           docMappingRef = a.docMappingRef.orElse(a.docMappingJson.map(SchemaHash.compute)),
-          docMappingJson = None)
+          docMappingJson = None
+        )
         e.copy(add = add)
       }
       val bytes = AvroStateCodec.encodeFileEntries(entries, config.codec, partitionColumns)
@@ -169,7 +186,8 @@ object AvroStateWriter {
         numEntries = entries.size.toLong,
         minAddedAtVersion = entries.iterator.map(_.addedAtVersion).min,
         maxAddedAtVersion = entries.iterator.map(_.addedAtVersion).max,
-        partitionBounds = bounds(chunk.map(_.add), partitionColumns))
+        partitionBounds = bounds(chunk.map(_.add), partitionColumns)
+      )
     }.toVector
 
   private def putWithFreshName(store: LogStore, logPath: Path, bytes: Array[Byte]): String = {

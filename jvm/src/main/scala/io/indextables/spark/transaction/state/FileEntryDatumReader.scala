@@ -47,7 +47,7 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       if (keepPartition != null && f.name() == "path" && t == Schema.Type.STRING) {
         (in: Decoder) => { in.readString(pathScratch); PathPending }
       } else if (keepPartition != null && f.name() == "partitionValues" && t == Schema.Type.MAP &&
-          f.schema().getValueType.getType == Schema.Type.STRING) {
+        f.schema().getValueType.getType == Schema.Type.STRING) {
         (in: Decoder) => readPartitionValues(in)
       } else if (PackedMapFields(f.name()) && packable(f.schema())) {
         packedMapReader(f.schema())
@@ -65,7 +65,7 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       if (slots(i) >= 0) v(slots(i)) = value
       i += 1
       if (slots(i - 1) == Slot.PartitionValues && keepPartition != null &&
-          !accepts(value.asInstanceOf[Map[String, String]])) {
+        !accepts(value.asInstanceOf[Map[String, String]])) {
         while (i < skippers.length) { skippers(i)(in); i += 1 }
         return null
       }
@@ -91,8 +91,11 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       numMergeOps = opt[java.lang.Integer](Slot.NumMergeOps).map(_.intValue()),
       docMappingRef = opt[String](Slot.DocMappingRef),
       docMappingJson = opt[String](Slot.DocMappingJson),
-      uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue()))
-    FileEntry(add, long(opt[java.lang.Long](Slot.AddedAtVersion), 0L),
+      uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue())
+    )
+    FileEntry(
+      add,
+      long(opt[java.lang.Long](Slot.AddedAtVersion), 0L),
       long(opt[java.lang.Long](Slot.AddedAtTimestamp), 0L))
   }
 
@@ -272,14 +275,31 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
 }
 
 private object FileEntryDatumReader {
+
   /** Marks a path read into the reader's path buffer, not yet made a string. */
   private val PathPending: AnyRef = new Object
 
-  private val FieldNames: IndexedSeq[String] = Vector("path", "partitionValues", "size",
-    "modificationTime", "dataChange", "stats", "minValues", "maxValues", "numRecords",
-    "hasFooterOffsets", "footerStartOffset", "footerEndOffset", "splitTags", "numMergeOps",
-    "docMappingRef", "docMappingJson", "uncompressedSizeBytes", "addedAtVersion",
-    "addedAtTimestamp")
+  private val FieldNames: IndexedSeq[String] = Vector(
+    "path",
+    "partitionValues",
+    "size",
+    "modificationTime",
+    "dataChange",
+    "stats",
+    "minValues",
+    "maxValues",
+    "numRecords",
+    "hasFooterOffsets",
+    "footerStartOffset",
+    "footerEndOffset",
+    "splitTags",
+    "numMergeOps",
+    "docMappingRef",
+    "docMappingJson",
+    "uncompressedSizeBytes",
+    "addedAtVersion",
+    "addedAtTimestamp"
+  )
 
   /** The position in [[FieldNames]] of each field. */
   object Slot {

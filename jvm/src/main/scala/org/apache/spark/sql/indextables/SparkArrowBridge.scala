@@ -20,7 +20,11 @@ object SparkArrowBridge {
 
   /** Spark's own mapping of a Catalyst schema to Arrow (timestamps in UTC). */
   def toArrowSchema(schema: StructType): Schema =
-    ArrowUtils.toArrowSchema(schema, "UTC", errorOnDuplicatedFieldNames = true, largeVarTypes = false)
+    ArrowUtils.toArrowSchema(
+      schema,
+      "UTC",
+      errorOnDuplicatedFieldNames = true,
+      largeVarTypes = false)
 
   /** Spark's writer of InternalRows into the vectors of `root`. */
   def newArrowWriter(root: VectorSchemaRoot): ArrowWriter = ArrowWriter.create(root)

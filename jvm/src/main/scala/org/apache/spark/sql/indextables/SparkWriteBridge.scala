@@ -2,12 +2,12 @@ package org.apache.spark.sql.indextables
 
 import scala.collection.JavaConverters._
 
-import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression}
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.sql.{DataFrame, SparkSession}
 
 /**
  * Runs a DataSource V2 append or overwrite of a DataFrame into a table object we built. Spark's
@@ -22,10 +22,14 @@ object SparkWriteBridge {
       data: DataFrame,
       overwrite: Boolean,
       options: Map[String, String]): Unit = {
-    val relation = DataSourceV2Relation.create(table, None, None,
+    val relation = DataSourceV2Relation.create(
+      table,
+      None,
+      None,
       new CaseInsensitiveStringMap(options.asJava))
     val command =
-      if (overwrite) OverwriteByExpression.byName(relation, data.logicalPlan, Literal(true), options)
+      if (overwrite)
+        OverwriteByExpression.byName(relation, data.logicalPlan, Literal(true), options)
       else AppendData.byName(relation, data.logicalPlan, options)
     spark.sessionState.executePlan(command).assertCommandExecuted()
   }

@@ -51,7 +51,8 @@ class IndexTablesCommandsSuite extends AnyFunSuite with BeforeAndAfterAll {
   test("DESCRIBE INDEXTABLES HISTORY: one row per version, newest first") {
     val rows = spark.sql("DESCRIBE INDEXTABLES HISTORY cmd_t").collect()
     assert(rows.map(_.getAs[Long]("version")).toSeq == Seq(1L, 0L))
-    assert(rows.head.getAs[String]("operation") == "WRITE" && rows.head.getAs[Long]("files_added") == 1L)
+    assert(
+      rows.head.getAs[String]("operation") == "WRITE" && rows.head.getAs[Long]("files_added") == 1L)
   }
 
   test("CHECKPOINT INDEXTABLES writes an Avro state checkpoint at the latest version") {
@@ -60,7 +61,9 @@ class IndexTablesCommandsSuite extends AnyFunSuite with BeforeAndAfterAll {
     val pointer = new java.io.File(path, "_transaction_log/_last_checkpoint")
     val text = new String(java.nio.file.Files.readAllBytes(pointer.toPath), "UTF-8")
     assert(text.contains("\"version\":1") && text.contains("avro-state"), text)
-    assert(new java.io.File(path, "_transaction_log/state-v00000000000000000001/_manifest.avro").isFile)
+    assert(new java.io.File(
+      path,
+      "_transaction_log/state-v00000000000000000001/_manifest.avro").isFile)
     assert(spark.read.format("indextables").load(path).count() > 0)
   }
 
