@@ -44,6 +44,33 @@ def test_the_main_sources_have_no_cycles_between_packages() -> None:
     assert "cycle:" not in result.stdout, output
 
 
+# The layers of ARCHITECTURE.md, lowest first: a package may import only lower layers.
+LAYERS: list[set[str]] = [
+    {"exceptions", "util", "stats", "spark-bridge"},
+    {"(root)"},
+    {"transaction", "schema"},
+    {"config", "filters"},
+    {"read", "write", "expressions"},
+    {"core"},
+    {"catalyst", "sql"},
+    {"extensions"},
+]
+
+
+def test_every_package_imports_only_lower_layers() -> None:
+    result = _run("--json")
+    graph: dict[str, list[str]] = json.loads(result.stdout)["packages"]
+    layer = {pkg: i for i, pkgs in enumerate(LAYERS) for pkg in pkgs}
+    assert set(graph) == set(layer), "a package was added or removed: place it in LAYERS"
+    upward = [
+        f"{pkg} (layer {layer[pkg]}) -> {dep} (layer {layer[dep]})"
+        for pkg, deps in graph.items()
+        for dep in deps
+        if layer[dep] >= layer[pkg]
+    ]
+    assert not upward, "imports that do not go down a layer:\n" + "\n".join(upward)
+
+
 def test_the_checker_reports_two_packages_that_import_each_other(tmp_path: Path) -> None:
     root = _write(tmp_path, {
         "io/indextables/spark/a/A.scala":
