@@ -12,17 +12,7 @@ import scala.util.Try
  * @param parse    the value of a raw string, or None when it is not valid
  */
 final case class ConfEntry[T](key: String, default: T, doc: String, expected: String)(
-    val parse: String => Option[T]) {
-
-  /** The type of the value, as shown in documentation: int, long, double, boolean or string. */
-  def typeName: String = default match {
-    case _: Int => "int"
-    case _: Long => "long"
-    case _: Double => "double"
-    case _: Boolean => "boolean"
-    case _ => "string"
-  }
-}
+    val parse: String => Option[T])
 
 /** Builders of [[ConfEntry]] for each kind of value, with their validation. */
 object ConfEntry {

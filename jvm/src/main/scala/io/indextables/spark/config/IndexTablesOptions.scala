@@ -97,4 +97,8 @@ object IndexTablesOptions {
 
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
+
+  /** The typemap a table records in its metadata's configuration. */
+  def recordedTypemap(configuration: Map[String, String]): Map[String, String] =
+    IndexTablesOptions(Map.empty, tableProps = configuration).typemap
 }

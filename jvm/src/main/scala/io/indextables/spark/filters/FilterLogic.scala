@@ -102,17 +102,14 @@ object FilterLogic {
   /**
    * True for a null-rejecting leaf whose literals are all non-null: then it is FALSE exactly
    * where its column is not null and it is not TRUE (with a null literal it is never FALSE).
+   * Each null-rejecting filter holds its column, then its literal or array of literals.
    */
-  def falseWhereNotTrue(f: Filter): Boolean = f match {
-    case EqualTo(_, v) => v != null
-    case In(_, vs) => !vs.contains(null)
-    case GreaterThan(_, v) => v != null
-    case GreaterThanOrEqual(_, v) => v != null
-    case LessThan(_, v) => v != null
-    case LessThanOrEqual(_, v) => v != null
-    case StringStartsWith(_, p) => p != null
-    case StringEndsWith(_, s) => s != null
-    case StringContains(_, s) => s != null
+  def falseWhereNotTrue(f: Filter): Boolean = nullRejecting(f) && (f match {
+    case leaf: Product =>
+      leaf.productIterator.drop(1).forall {
+        case values: Array[_] => !values.contains(null)
+        case value => value != null
+      }
     case _ => false
-  }
+  })
 }

@@ -50,45 +50,47 @@ final class SplitPruner(
    * Unknown when it cannot be computed.
    */
   private def partitionOutcomes(values: Map[String, String], f: Filter): Outcomes = {
-    def value(c: String): Any =
-      PartitionValues.decode(values.get(c).flatMap(Option(_)).orNull, schema(c).dataType, timeZone)
+    // Every partition filter names one column; its value is decoded once, when first needed.
+    lazy val column = f.references.head
+    lazy val pv: Any = PartitionValues.decode(
+      values.get(column).flatMap(Option(_)).orNull,
+      schema(column).dataType,
+      timeZone)
 
     /** Some(Some(b)) for TRUE/FALSE, Some(None) for NULL, None when it cannot tell. */
-    def cmp(c: String, v: Any)(ok: Int => Boolean): Option[Option[Boolean]] = {
-      val pv = value(c)
+    def cmp(v: Any)(ok: Int => Boolean): Option[Option[Boolean]] =
       if (pv == null || v == null) Some(None)
-      else compareTyped(schema(c).dataType, pv, v).map(r => Some(ok(r)))
-    }
-    def str(c: String, p: String => Boolean): Option[Option[Boolean]] = value(c) match {
+      else compareTyped(schema(column).dataType, pv, v).map(r => Some(ok(r)))
+    def str(p: String => Boolean): Option[Option[Boolean]] = pv match {
       case null => Some(None)
       case s: UTF8String => Some(Some(p(s.toString)))
       case _ => None
     }
     val result: Option[Option[Boolean]] = f match {
-      case EqualTo(c, v) => cmp(c, v)(_ == 0)
-      case EqualNullSafe(c, v) =>
-        if (v == null) Some(Some(value(c) == null))
-        else if (value(c) == null) Some(Some(false))
-        else cmp(c, v)(_ == 0)
-      case GreaterThan(c, v) => cmp(c, v)(_ > 0)
-      case GreaterThanOrEqual(c, v) => cmp(c, v)(_ >= 0)
-      case LessThan(c, v) => cmp(c, v)(_ < 0)
-      case LessThanOrEqual(c, v) => cmp(c, v)(_ <= 0)
-      case In(c, vs) =>
+      case EqualTo(_, v) => cmp(v)(_ == 0)
+      case EqualNullSafe(_, v) =>
+        if (v == null) Some(Some(pv == null))
+        else if (pv == null) Some(Some(false))
+        else cmp(v)(_ == 0)
+      case GreaterThan(_, v) => cmp(v)(_ > 0)
+      case GreaterThanOrEqual(_, v) => cmp(v)(_ >= 0)
+      case LessThan(_, v) => cmp(v)(_ < 0)
+      case LessThanOrEqual(_, v) => cmp(v)(_ <= 0)
+      case In(_, vs) =>
         // SQL: NULL for a null value; TRUE if one literal equals; else NULL if one is null.
-        if (value(c) == null) Some(None)
+        if (pv == null) Some(None)
         else {
-          val r = vs.map(v => cmp(c, v)(_ == 0))
+          val r = vs.map(v => cmp(v)(_ == 0))
           if (r.contains(Some(Some(true)))) Some(Some(true))
           else if (r.contains(None)) None
           else if (r.contains(Some(None))) Some(None)
           else Some(Some(false))
         }
-      case IsNull(c) => Some(Some(value(c) == null))
-      case IsNotNull(c) => Some(Some(value(c) != null))
-      case StringStartsWith(c, p) => str(c, _.startsWith(p))
-      case StringEndsWith(c, p) => str(c, _.endsWith(p))
-      case StringContains(c, p) => str(c, _.contains(p))
+      case IsNull(_) => Some(Some(pv == null))
+      case IsNotNull(_) => Some(Some(pv != null))
+      case StringStartsWith(_, p) => str(_.startsWith(p))
+      case StringEndsWith(_, p) => str(_.endsWith(p))
+      case StringContains(_, p) => str(_.contains(p))
       case _ => None
     }
     result.map(Outcomes.exactly).getOrElse(Outcomes.Unknown)
@@ -96,7 +98,9 @@ final class SplitPruner(
 
   /** A data filter against min/max: proved never TRUE, or Unknown. */
   private def statsOutcomes(add: AddAction, f: Filter): Outcomes = {
-    def bounds(c: String): Option[(Any, Any, Boolean)] = for {
+    // Every filter judged here names one column; its bounds are parsed once, when first needed.
+    lazy val bounds: Option[(Any, Any, Boolean)] = for {
+      c <- f.references.headOption
       field <- schema.find(_.name == c)
       if StatsValues.hasStats(field.dataType)
       mins <- add.minValues; maxs <- add.maxValues
@@ -109,7 +113,7 @@ final class SplitPruner(
         field.dataType == DoubleType || field.dataType == FloatType
       (l, h, maxUnusable)
     }
-    def range(c: String, v: Any)(outside: (Int, Int) => Boolean): Outcomes = bounds(c) match {
+    def range(c: String, v: Any)(outside: (Int, Int) => Boolean): Outcomes = bounds match {
       case Some((lo, hi, maxTruncated)) if v != null =>
         val dt = schema(c).dataType
         (compareTyped(dt, v, lo), compareTyped(dt, v, hi)) match {

@@ -162,6 +162,6 @@ object IndexTables4SparkScanBuilder {
     TableIndexSchema.resolve(
       schema,
       snapshot.metadata.partitionColumns,
-      IndexTablesOptions(Map.empty, Map.empty, snapshot.metadata.configuration).typemap)
+      IndexTablesOptions.recordedTypemap(snapshot.metadata.configuration))
   }
 }

@@ -9,12 +9,12 @@ import io.indextables.spark.transaction.TransactionLog
  * one new log version (removing all live files first when overwriting). On abort it deletes the
  * splits that tasks reported, and nothing else.
  *
- * @param openLog opens the table's transaction log, with the write's settings (driver side)
+ * @param log the table's transaction log, with the write's settings (driver side)
  */
 final class IndexTables4SparkBatchWrite(
     plan: WritePlan,
     overwrite: Boolean,
-    openLog: () => TransactionLog) extends BatchWrite {
+    log: TransactionLog) extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     new IndexTables4SparkDataWriterFactory(plan)
@@ -26,7 +26,6 @@ final class IndexTables4SparkBatchWrite(
       case IndexTablesCommitMessage(a) => a
       case _ => Nil
     }
-    val log = openLog()
     val operation = if (overwrite) "OVERWRITE" else "WRITE"
     try {
       log.startTransaction().commit(operation) { current =>

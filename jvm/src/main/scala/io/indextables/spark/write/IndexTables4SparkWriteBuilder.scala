@@ -52,7 +52,7 @@ final class IndexTables4SparkWriteBuilder(
     val typemap = existing match {
       case Some(snap) if !overwrite =>
         checkAppendSchema(snap.metadata.schemaString, dataSchema)
-        val recorded = IndexTablesOptions(Map.empty, Map.empty, snap.metadata.configuration).typemap
+        val recorded = IndexTablesOptions.recordedTypemap(snap.metadata.configuration)
         opts.typemap.foreach { case (c, t) =>
           val was = recorded.getOrElse(c, "string")
           if (was != t) throw IndexTablesErrors.typemapChanged(tableName, c, was, t)
@@ -78,8 +78,7 @@ final class IndexTables4SparkWriteBuilder(
     new IndexTables4SparkBatchWrite(
       plan,
       overwrite,
-      () =>
-        TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions))
+      TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions))
   }
 
   private def checkAppendSchema(tableSchemaJson: String, data: StructType): Unit = {
