@@ -7,7 +7,7 @@ import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.exceptions.{ConcurrentCommitException, TransactionLogException}
+import io.indextables.spark.exceptions.{ConcurrentCommitException, IndexTablesException, TransactionLogException}
 
 class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
   import TransactionTestUtils._
@@ -83,6 +83,16 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
         Map("fs.file.impl.disable.cache" -> "true"))
       assert(otherFs.snapshot() ne first)
       assert(otherFs.snapshot().version === first.version)
+    }
+  }
+
+  test("log errors belong to the one exception family and carry a stable error class") {
+    withTempDir { dir =>
+      val e = intercept[IndexTablesException](open(dir).snapshot())
+      assert(e.isInstanceOf[TransactionLogException])
+      assert(e.getErrorClass === "INDEXTABLES_TABLE_NOT_FOUND")
+      assert(e.getMessage.startsWith("[INDEXTABLES_TABLE_NOT_FOUND] "), e.getMessage)
+      assert(e.getMessage.contains(dir.getAbsolutePath), e.getMessage)
     }
   }
 
