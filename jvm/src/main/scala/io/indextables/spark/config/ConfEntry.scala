@@ -21,9 +21,18 @@ object ConfEntry {
     ConfEntry(key, default, doc, expectedNumber("integer", min.toLong))(s =>
       Try(s.trim.toInt).toOption.filter(_ >= min))
 
-  def long(key: String, default: Long, doc: String, min: Long = Long.MinValue): ConfEntry[Long] =
-    ConfEntry(key, default, doc, expectedNumber("integer", min))(s =>
-      Try(s.trim.toLong).toOption.filter(_ >= min))
+  def long(
+      key: String,
+      default: Long,
+      doc: String,
+      min: Long = Long.MinValue,
+      max: Long = Long.MaxValue): ConfEntry[Long] = {
+    val expected =
+      if (max == Long.MaxValue) expectedNumber("integer", min)
+      else s"an integer from $min to $max"
+    ConfEntry(key, default, doc, expected)(s =>
+      Try(s.trim.toLong).toOption.filter(v => v >= min && v <= max))
+  }
 
   def double(key: String, default: Double, doc: String, min: Double): ConfEntry[Double] =
     ConfEntry(key, default, doc, s"a number of at least $min")(s =>

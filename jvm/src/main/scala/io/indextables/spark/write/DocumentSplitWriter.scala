@@ -66,6 +66,11 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
       try {
         flush()
         writer.commit()
+        // Lets the merges tantivy started in the background end before the files are packed;
+        // the writer is spent afterwards.
+        writer.waitMergingThreads()
+        writer.close()
+        DocumentSplitWriter.mergeToOneSegment(index, ctx.heapSize)
       } finally close()
       val out = new File(ctx.workDir, s"part-${UUID.randomUUID()}.split")
       val config = new QuickwitSplit.SplitConfig("indextables", "spark", nodeId)
@@ -124,6 +129,29 @@ object DocumentSplitWriter {
 
   /** A batch is handed to the native writer at this size even before `batchRows` rows. */
   val MaxBatchBytes: Int = 64 << 20
+
+  /**
+   * Merges the committed segments of `index` into one, waiting for the merge to end (tantivy
+   * then deletes the merged segments' files, so the directory holds one segment and nothing
+   * stray). A split of one segment runs each query, wildcard automata included, once, and its
+   * documents are numbered 0 until n, so a full read needs no search. The indexing heap decides
+   * how many segments there are to merge: one, with a heap that holds the split.
+   */
+  def mergeToOneSegment(index: Index, heapSize: Long): Unit = {
+    index.reload()
+    val segments = {
+      val searcher = index.searcher()
+      try searcher.getSegmentIds
+      finally searcher.close()
+    }
+    if (segments.size > 1) {
+      val writer = index.writer(heapSize.toInt, 1)
+      try {
+        writer.merge(segments)
+        writer.waitMergingThreads()
+      } finally writer.close()
+    }
+  }
 
   /**
    * The tantivy schema of the batch-document path: every field stored. The string form of
