@@ -1,5 +1,9 @@
 package io.indextables.spark.config
 
+import java.util.Locale
+
+import scala.util.Try
+
 /**
  * Every `spark.indextables.*` key the plugin reads, defined once with its type, default,
  * validation and doc (names as in the seeds' `protocol.md` and upstream IndexTables). Values are
@@ -21,8 +25,12 @@ object IndexTablesConf {
   val WriterHeapSize: ConfEntry[Long] = long(
     "spark.indextables.indexWriter.heapSize",
     50000000L,
-    "Bytes of indexing heap for each native index writer (one per partition being written).",
-    min = 1L)
+    "Bytes of indexing heap for each native index writer (one per partition being written); " +
+      "tantivy takes 15,000,000 at least, and a split is flushed as a further segment (merged " +
+      "before the split is packed) each time the heap fills.",
+    min = 15000000L,
+    max = Int.MaxValue.toLong
+  )
 
   val ArrowBatchRows: ConfEntry[Int] = int(
     "spark.indextables.write.arrow.batchSize",
@@ -36,11 +44,35 @@ object IndexTablesConf {
     "Documents fetched from a split per native retrieval call.",
     min = 1)
 
+  val SplitsPerTask: ConfEntry[String] = ConfEntry(
+    "spark.indextables.read.splitsPerTask",
+    "auto",
+    "Splits one read task searches, one after the other: a positive integer, or auto (one " +
+      "split per task while there are no more splits than cores; else the splits are spread " +
+      "over whole rounds of tasks on every core, at most read.maxSplitsPerTask each).",
+    "auto or a positive integer"
+  )(s =>
+    s.trim.toLowerCase(Locale.ROOT) match {
+      case "auto" => Some("auto")
+      case n => Try(n.toInt).toOption.filter(_ >= 1).map(_.toString)
+    })
+
+  val MaxSplitsPerTask: ConfEntry[Int] = int(
+    "spark.indextables.read.maxSplitsPerTask",
+    8,
+    "The most splits one read task searches when read.splitsPerTask is auto.",
+    min = 1)
+
   val CacheMaxSize: ConfEntry[Long] = long(
     "spark.indextables.cache.maxSize",
     268435456L,
     "Bytes of the executor-wide split cache (footers and index pages).",
     min = 1L)
+
+  val QueryCacheEnabled: ConfEntry[Boolean] = boolean(
+    "spark.indextables.cache.queryCache.enabled",
+    true,
+    "Whether a split searcher answers a repeated identical search from its leaf-search cache.")
 
   val StatsTruncationMaxLength: ConfEntry[Int] = int(
     "spark.indextables.stats.truncation.maxLength",
@@ -189,7 +221,10 @@ object IndexTablesConf {
     WriterHeapSize,
     ArrowBatchRows,
     ReadBatchSize,
+    SplitsPerTask,
+    MaxSplitsPerTask,
     CacheMaxSize,
+    QueryCacheEnabled,
     StatsTruncationMaxLength,
     RetryMaxAttempts,
     RetryBaseDelayMs,

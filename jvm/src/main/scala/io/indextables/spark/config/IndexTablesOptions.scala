@@ -87,6 +87,16 @@ final case class IndexTablesOptions(
    * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys), as Delta keys
    * its log cache: two reads with equal file-system options share one log handle's state.
    */
+  /**
+   * The options handed to Hadoop's configuration: all but the plugin's internal ones
+   * (`__indextables.*`, such as the per-query IndexQuery key), so that equal settings give equal
+   * configurations from one query to the next.
+   */
+  def hadoopOptions: Map[String, String] =
+    options.filterNot { case (k, _) =>
+      k.toLowerCase(Locale.ROOT).startsWith(IndexTablesOptions.InternalPrefix)
+    }
+
   def fileSystemOptions: Map[String, String] = options.filter { case (k, _) =>
     val l = k.toLowerCase(Locale.ROOT)
     l.startsWith("fs.") || l.startsWith("dfs.")
@@ -94,6 +104,9 @@ final case class IndexTablesOptions(
 }
 
 object IndexTablesOptions {
+
+  /** Options under this prefix are the plugin's own plumbing, never user settings. */
+  val InternalPrefix: String = "__indextables."
 
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)

@@ -29,10 +29,16 @@ class IndexTables4SparkTable(
     tableSchema: StructType,
     val requestedPartitionColumns: Seq[String],
     properties: Map[String, String],
-    acceptsWrites: Boolean = false) extends Table with SupportsRead with SupportsWrite {
+    acceptsWrites: Boolean = false,
+    knownSnapshot: Option[Option[Snapshot]] = None)
+    extends Table with SupportsRead with SupportsWrite {
 
-  /** The table's latest snapshot, or None when nothing has been committed at the path. */
-  lazy val existingSnapshot: Option[Snapshot] = TableLogResolver.load(tablePath, properties)
+  /**
+   * The table's latest snapshot when it was resolved (given by the provider when it read the
+   * log already), or None when nothing has been committed at the path.
+   */
+  lazy val existingSnapshot: Option[Snapshot] =
+    knownSnapshot.getOrElse(TableLogResolver.load(tablePath, properties))
 
   /** How the latest version indexes each column; the table must exist. */
   def indexSchema: TableIndexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(

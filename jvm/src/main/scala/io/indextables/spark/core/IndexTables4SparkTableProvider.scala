@@ -14,6 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.transaction.Snapshot
 
 /**
  * The data source behind `format("indextables")`. Reads go through DataSource V2
@@ -29,15 +30,28 @@ class IndexTables4SparkTableProvider
 
   override def supportsExternalMetadata(): Boolean = true
 
+  // Spark makes a provider per DataFrameReader.load and asks it, in turn, for the schema, the
+  // partitioning and the table: they share one read of the log.
+  private var lastLoad: Option[(Map[String, String], Option[Snapshot])] = None
+
+  private def latest(opts: Map[String, String]): Option[Snapshot] = lastLoad match {
+    case Some((o, snap)) if o == opts => snap
+    case _ =>
+      val snap = TableLogResolver.load(TableLogResolver.path(opts), opts)
+      lastLoad = Some(opts -> snap)
+      snap
+  }
+
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     val opts = options.asCaseSensitiveMap().asScala.toMap
-    val snap = TableLogResolver.loadExisting(TableLogResolver.path(opts), opts)
+    val snap =
+      latest(opts).getOrElse(throw IndexTablesErrors.tableNotFound(TableLogResolver.path(opts)))
     DataType.fromJson(snap.metadata.schemaString).asInstanceOf[StructType]
   }
 
   override def inferPartitioning(options: CaseInsensitiveStringMap): Array[Transform] = {
     val opts = options.asCaseSensitiveMap().asScala.toMap
-    TableLogResolver.load(TableLogResolver.path(opts), opts).map(_.metadata.partitionColumns)
+    latest(opts).map(_.metadata.partitionColumns)
       .getOrElse(Nil).map(c => Expressions.identity(c): Transform).toArray
   }
 
@@ -51,7 +65,13 @@ class IndexTables4SparkTableProvider
       case t => throw IndexTablesErrors.unsupportedPartitioning(t.toString)
     }
     val props = properties.asScala.toMap
-    new IndexTables4SparkTable(TableLogResolver.path(props), schema, partitionColumns, props)
+    val known = lastLoad.collect { case (o, snap) if o == props => snap }
+    new IndexTables4SparkTable(
+      TableLogResolver.path(props),
+      schema,
+      partitionColumns,
+      props,
+      knownSnapshot = known)
   }
 
   override def createRelation(

@@ -30,7 +30,7 @@ object TableLogResolver {
 
   /** A handle of the log at `path`, working with the log settings `opts` resolve to. */
   def log(path: String, opts: IndexTablesOptions): TransactionLog = {
-    val hadoopConf = SparkSession.active.sessionState.newHadoopConfWithOptions(opts.options)
+    val hadoopConf = SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     TransactionLog.forTable(path, hadoopConf, opts.logSettings, opts.fileSystemOptions)
   }
 

@@ -293,7 +293,10 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
    * runs, in order, are consecutive tokens of any matching value (every other ASCII character
    * ends a token and makes none). A run with a separator on both sides within the needle is a
    * whole token, so the runs between the first and the last form a phrase; the first run ends a
-   * token (`*run`) and the last one starts one (`run*`). Lower-cased like the index.
+   * token (`*run`) and the last one starts one (`run*`). Lower-cased like the index. When the
+   * inner runs make a phrase, it alone is the superset: the edge wildcards would each walk the
+   * whole term dictionary to narrow a selective phrase a little (Spark re-checks every row).
+   * A single inner word keeps them, since one word alone may be as common as any.
    */
   private def textContains(attr: String, value: String): Option[TranslatedFilter] = {
     if (value.isEmpty || !value.forall(_ < 128)) return None
@@ -301,17 +304,19 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     if (runs.isEmpty) return None
     val lower = (s: String) => s.toLowerCase(java.util.Locale.ROOT)
     val whole = runs.filter(m => m.start > 0 && m.end < value.length).map(m => lower(m.matched))
-    val clauses = Seq(
-      whole match {
-        case Nil => None
-        case Seq(t) => Some(new SplitTermQuery(attr, t))
-        case ts => Some(new SplitPhraseQuery(attr, ts.asJava))
-      },
+    val edges = if (whole.size >= 2) Nil
+    else Seq(
       runs.headOption.filter(_.start == 0).map(m =>
         new SplitWildcardQuery(attr, s"*${lower(m.matched)}")),
       runs.lastOption.filter(_.end == value.length).map(m =>
         new SplitWildcardQuery(attr, s"${lower(m.matched)}*"))
     ).flatten
+    val clauses =
+      (whole match {
+        case Nil => None
+        case Seq(t) => Some(new SplitTermQuery(attr, t))
+        case ts => Some(new SplitPhraseQuery(attr, ts.asJava))
+      }).toSeq ++ edges
     val query: SplitQuery = clauses match {
       case Seq(q) => q
       case qs => qs.foldLeft(new SplitBooleanQuery())((b, q) => b.addMust(q))

@@ -21,7 +21,8 @@ import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, S
  * of the pushed query, or, per value of a grouped `string` column, from
  * tantivy's terms aggregation on its fast field; when that aggregation cannot vouch for every
  * bucket (too many distinct values), the column's values are fetched and counted here. Runs on
- * an executor, on one thread; opens its searcher only when the log cannot answer, and closes it.
+ * an executor, on one thread; borrows a searcher only when the log cannot answer, and gives it
+ * back.
  */
 final class IndexTables4SparkAggregateReader(
     plan: ReadPlan,
@@ -30,9 +31,10 @@ final class IndexTables4SparkAggregateReader(
     extends PartitionReader[InternalRow] {
 
   private var searcherOpt: Option[SplitSearcher] = None
-  private lazy val where = SplitSearchEngine.location(plan, split)
+  private var healthy = true
+  private lazy val checked = SplitSearchEngine.check(plan, split)
   private def searcher: SplitSearcher = searcherOpt.getOrElse {
-    val s = SplitSearchEngine.openAt(where, split, plan)
+    val s = SplitSearchEngine.borrow(checked, split, plan)
     searcherOpt = Some(s)
     s
   }
@@ -42,7 +44,10 @@ final class IndexTables4SparkAggregateReader(
   private lazy val query: SplitQuery =
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
-  private lazy val rows: Iterator[InternalRow] = compute().iterator
+  // A failed native call leaves the searcher to be closed, not kept for later reads.
+  private lazy val rows: Iterator[InternalRow] =
+    try compute().iterator
+    catch { case e: Throwable => healthy = false; throw e }
   private var current: InternalRow = _
 
   override def next(): Boolean = if (rows.hasNext) { current = rows.next(); true }
@@ -141,7 +146,7 @@ final class IndexTables4SparkAggregateReader(
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
     if (queryJson.isEmpty && (q eq query))
-      SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+      SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
         return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
       }
     val result =
@@ -168,7 +173,9 @@ final class IndexTables4SparkAggregateReader(
     new GenericInternalRow(values.toArray[Any])
   }
 
-  override def close(): Unit = searcherOpt.foreach(_.close())
+  override def close(): Unit = searcherOpt.foreach { s =>
+    if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
+  }
 }
 
 object IndexTables4SparkAggregateReader {

@@ -14,13 +14,15 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
  * number without searching, see [[SplitSearchEngine.singleSegmentDocs]]), keeps the hits as (segment, doc) numbers in index order
  * (freeing each native address at once), then fetches the matching documents in batches of
  * `batchSize` per native call and decodes them straight into rows. Runs on an executor, on one
- * thread; owns its searcher and closes it in `close`.
+ * thread; borrows its searcher (see [[SplitSearchEngine.borrow]]) and gives it back in `close`.
  */
 final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
     extends PartitionReader[InternalRow] {
 
-  private val where = SplitSearchEngine.location(plan, split)
-  private val searcher: SplitSearcher = SplitSearchEngine.openAt(where, split, plan)
+  private val checked = SplitSearchEngine.check(plan, split)
+  private val searcher: SplitSearcher = SplitSearchEngine.borrow(checked, split, plan)
+  // False once a native call failed: the searcher is then closed, not kept for later reads.
+  private var healthy = true
   private val outputOrdinals = plan.dataFields.map(f => plan.readSchema.fieldIndex(f.name)).toArray
   private val fieldNames = plan.dataFields.map(_.name).toArray
   private val decoder = new ProjectedDocDecoder(plan.dataFields.zip(outputOrdinals))
@@ -43,7 +45,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     if (limit <= 0) return (Array.empty, Array.empty)
     // Every document of a one-segment split: its numbers are known, and tantivy4java's hit list
     // costs far more per document than fetching the document itself.
-    if (json.isEmpty) SplitSearchEngine.singleSegmentDocs(where, split).foreach { n =>
+    if (json.isEmpty) SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
       val count = math.min(limit.toLong, n).toInt
       return (new Array[Int](count), Array.tabulate(count)(identity))
     }
@@ -51,6 +53,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       try searcher.search(query, limit)
       catch {
         case e: Exception =>
+          healthy = false
           throw IndexTablesErrors.searchFailed(split.path, json.getOrElse("match_all"), e)
       }
     try NativeDocs.hitIds(result)
@@ -75,7 +78,11 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     } else {
       val bytes =
         try NativeDocs.projected(searcher, segs, ids, fieldNames)
-        catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+        catch {
+          case e: Exception =>
+            healthy = false
+            throw IndexTablesErrors.splitReadFailed(split.path, e)
+        }
       if (bytes.isEmpty) Array.empty[InternalRow] else decoder.decode(bytes, () => newRow())
     }
     if (rows.length != ids.length) throw IndexTablesErrors.splitReadFailed(
@@ -90,5 +97,6 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     row
   }
 
-  override def close(): Unit = searcher.close()
+  override def close(): Unit =
+    if (healthy) SplitSearchEngine.giveBack(checked, split, plan, searcher) else searcher.close()
 }

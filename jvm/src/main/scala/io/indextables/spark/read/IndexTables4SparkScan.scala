@@ -8,12 +8,13 @@ import io.indextables.spark.filters.MixedBooleanFilter
 import io.indextables.spark.transaction.Snapshot
 
 /**
- * An immutable, planned scan: the splits left after pruning and the query every task runs.
+ * An immutable, planned scan: the splits left after pruning, grouped into read tasks, and the
+ * query every task runs.
  * `description` shows what was pushed, so EXPLAIN and the physical plan tell the truth.
  */
 final class IndexTables4SparkScan(
     plan: ReadPlan,
-    splits: Seq[SplitInputPartition],
+    groups: Seq[SplitGroup],
     totalSplits: Int,
     pushedFilters: Seq[Filter],
     indexQuery: Option[MixedBooleanFilter],
@@ -23,7 +24,7 @@ final class IndexTables4SparkScan(
 
   override def toBatch: Batch = this
 
-  override def planInputPartitions(): Array[InputPartition] = splits.toArray[InputPartition]
+  override def planInputPartitions(): Array[InputPartition] = groups.toArray[InputPartition]
 
   override def createReaderFactory(): PartitionReaderFactory =
     new IndexTables4SparkPartitionReaderFactory(plan)
@@ -35,6 +36,6 @@ final class IndexTables4SparkScan(
     val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
     s"IndexTablesScan ${plan.tablePath} (version ${snapshot.version}) " +
       s"PushedFilters: [${pushedFilters.mkString(", ")}], $iq${agg}PushedQuery: $query$limit, " +
-      s"Splits: ${splits.size}/$totalSplits"
+      s"Splits: ${groups.map(_.splits.size).sum}/$totalSplits, Tasks: ${groups.size}"
   }
 }

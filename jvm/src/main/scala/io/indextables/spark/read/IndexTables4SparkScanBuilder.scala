@@ -137,7 +137,7 @@ final class IndexTables4SparkScanBuilder(
     val plan = ReadPlan(
       tablePath = tablePath,
       hadoopConf =
-        new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.options)),
+        new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)),
       readSchema = aggregate.map(_.schema).getOrElse(required),
       dataFields = if (aggregate.isDefined) Nil
       else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
@@ -148,9 +148,15 @@ final class IndexTables4SparkScanBuilder(
       limit = limit,
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
+      queryCache = opts.get(IndexTablesConf.QueryCacheEnabled),
       aggregate = aggregate
     )
-    new IndexTables4SparkScan(plan, splits, files.size, pushed, mixedFilter, snapshot)
+    val groups = SplitGroups.of(
+      splits,
+      opts.get(IndexTablesConf.SplitsPerTask),
+      opts.get(IndexTablesConf.MaxSplitsPerTask),
+      spark.sparkContext.defaultParallelism)
+    new IndexTables4SparkScan(plan, groups, files.size, pushed, mixedFilter, snapshot)
   }
 }
 

@@ -13,19 +13,23 @@ import io.indextables.tantivy4java.split.SplitSearcher
  * numbers from each address through JNI, then parses the result into a HashMap per document.
  * Here each address is read once and freed at once, and the batch comes back as the raw
  * document-batch bytes for [[io.indextables.spark.read.ProjectedDocDecoder]], through the
- * searcher's own projected-batch entry point (`nativeDocBatchProjected`, the one its public
- * `docBatchProjected` calls first). That entry point is private to tantivy4java, so it is found
- * by reflection; a build without it fails the first read with an error that says so (and
- * NativeDocsSuite fails first). Stateless and thread-safe.
+ * searcher's field-filtering bulk entry point (`docsBulkNativeWithFields`, the one its public
+ * `docBatch(addresses, fields)` calls): only the wanted fields are serialized, where the projected
+ * entry point (`nativeDocBatchProjected`) returns every stored field of a standard split. That
+ * entry point is private to tantivy4java, so it is found by reflection; a build without it fails
+ * the first read with an error that says so (and NativeDocsSuite fails first). Stateless and
+ * thread-safe.
  */
 object NativeDocs {
+
+  private val EntryPoint = "docsBulkNativeWithFields"
 
   // Looked up once per JVM; called once per batch of documents, so reflection costs nothing.
   private lazy val projectedHandle: Option[(Field, Method)] = Try {
     val c = classOf[SplitSearcher]
     val ptr = c.getDeclaredField("nativePtr")
     val m = c.getDeclaredMethod(
-      "nativeDocBatchProjected",
+      EntryPoint,
       classOf[Long],
       classOf[Array[Int]],
       classOf[Array[Int]],
@@ -79,7 +83,7 @@ object NativeDocs {
           catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
         if (bytes == null) Array.empty else bytes
       case None => throw new IllegalStateException(
-          "this tantivy4java build has no SplitSearcher.nativeDocBatchProjected(long, int[], int[], " +
-            "String[]): byte[]; IndexTables reads documents through it (tantivy4java 0.31.0 has it)")
+          s"this tantivy4java build has no SplitSearcher.$EntryPoint(long, int[], int[], String[]): " +
+            "byte[]; IndexTables reads documents through it (tantivy4java 0.31.0 has it)")
     }
 }

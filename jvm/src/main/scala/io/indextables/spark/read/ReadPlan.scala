@@ -1,6 +1,5 @@
 package io.indextables.spark.read
 
-import org.apache.spark.sql.connector.read.InputPartition
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.schema.IndexedField
@@ -16,6 +15,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param queryWithoutTokensJson the same without token queries on text columns, for splits
  *                       tagged as holding over-long tokens
  * @param limit          pushed LIMIT, if any
+ * @param queryCache     whether searchers may answer a repeated search from tantivy's cache
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
  */
@@ -31,6 +31,7 @@ final case class ReadPlan(
     limit: Option[Int],
     batchSize: Int,
     cacheMaxSize: Long,
+    queryCache: Boolean,
     aggregate: Option[AggregatePlan] = None)
 
 /** One split to read, with what the log knows of it. */
@@ -42,4 +43,4 @@ final case class SplitInputPartition(
     footerStartOffset: Long,
     footerEndOffset: Long,
     docMappingJson: Option[String],
-    hasLongTokens: Boolean) extends InputPartition
+    hasLongTokens: Boolean)

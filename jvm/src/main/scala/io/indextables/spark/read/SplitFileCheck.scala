@@ -1,5 +1,6 @@
 package io.indextables.spark.read
 
+import java.io.FileNotFoundException
 import java.nio.{ByteBuffer, ByteOrder}
 
 import com.fasterxml.jackson.databind.ObjectMapper
@@ -18,22 +19,53 @@ object SplitFileCheck {
   private val BundleMagic = 0x1812beae
   private val mapper = new ObjectMapper()
 
+  /**
+   * Checks the split at `path` (its footer once per JVM for a given file) and returns what
+   * identifies its content: path, length, modification time and footer offsets. A split is
+   * immutable once committed, so whatever is derived from one identity stays true for it.
+   */
   def verify(
       fs: FileSystem,
       path: Path,
       expectedSize: Option[Long],
       footerStart: Long,
-      footerEnd: Long): Unit = {
+      footerEnd: Long): String = {
     val where = path.toString
     def bad(why: String) = IndexTablesErrors.splitReadFailed(where, new IllegalStateException(why))
-    if (!fs.exists(path)) throw IndexTablesErrors.splitMissing(where)
-    val length = fs.getFileStatus(path).getLen
+    val status =
+      try fs.getFileStatus(path)
+      catch { case _: FileNotFoundException => throw IndexTablesErrors.splitMissing(where) }
+    val length = status.getLen
     expectedSize.foreach { s =>
       if (s != length) throw bad(s"the file has $length bytes, the log records $s")
     }
     if (footerEnd != length || footerStart < 0 || footerStart + 16 > footerEnd) {
       throw bad(s"footer offsets $footerStart-$footerEnd do not fit a file of $length bytes")
     }
+    // The same file (path, length and modification time) with the same footer offsets was
+    // checked already in this JVM.
+    val key = s"$where|$length|${status.getModificationTime}|$footerStart|$footerEnd"
+    if (!verified.synchronized(verified.containsKey(key))) {
+      checkFooter(fs, path, footerStart, footerEnd, bad)
+      verified.synchronized(verified.put(key, java.lang.Boolean.TRUE))
+    }
+    key
+  }
+
+  private val MaxRemembered = 100000
+
+  // The footers checked so far, least recently used first.
+  private val verified = new java.util.LinkedHashMap[String, java.lang.Boolean](1024, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[String, java.lang.Boolean]): Boolean =
+      size() > MaxRemembered
+  }
+
+  private def checkFooter(
+      fs: FileSystem,
+      path: Path,
+      footerStart: Long,
+      footerEnd: Long,
+      bad: String => Exception): Unit = {
     val footer = new Array[Byte]((footerEnd - footerStart).toInt)
     val in = fs.open(path)
     try in.readFully(footerStart, footer)

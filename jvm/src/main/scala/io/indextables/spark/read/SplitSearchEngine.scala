@@ -9,34 +9,100 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 
 /**
- * Opens tantivy4java split searchers. The cache manager is process-wide (tantivy4java keeps one
- * per configuration); each searcher belongs to one reading task, which closes it. A searcher is
- * built from the footer offsets recorded in the log, as tantivy4java requires.
+ * Opens tantivy4java split searchers, and keeps them for later reads. The cache manager is
+ * process-wide (tantivy4java keeps one per configuration). A searcher is built from the footer
+ * offsets recorded in the log, as tantivy4java requires; building one costs milliseconds, more
+ * than searching a small split, so a reader borrows a searcher of the same split file (the same
+ * path, length, modification time and footer) left by an earlier read, and gives it back when
+ * done. A searcher is used by one reader at a time; at most [[MaxIdle]] wait between reads.
  */
 object SplitSearchEngine {
   val CacheName = "indextables"
 
-  def cacheManager(maxSize: Long): SplitCacheManager =
-    SplitCacheManager.getInstance(
-      new SplitCacheManager.CacheConfig(CacheName).withMaxCacheSize(maxSize))
+  /** Searchers kept open between reads in one JVM, least recently used closed first. */
+  val MaxIdle = 256
 
-  /** The split's location as tantivy4java takes it, after checking that the file exists. */
-  def location(plan: ReadPlan, split: SplitInputPartition): String = {
+  /**
+   * The process-wide cache manager for these settings. tantivy4java keeps one manager per cache
+   * name, so a read that turns the leaf-search cache off gets a manager of its own name.
+   */
+  def cacheManager(maxSize: Long, queryCache: Boolean): SplitCacheManager = {
+    val name = if (queryCache) CacheName else s"$CacheName-noquerycache"
+    SplitCacheManager.getInstance(
+      new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize).withQueryCache(queryCache))
+  }
+
+  /**
+   * A split file after [[SplitFileCheck]]: `where` tantivy4java reads it, and `identity`, what
+   * identifies its content (a committed split never changes under one identity).
+   */
+  final case class CheckedSplit(where: String, identity: String)
+
+  /** Checks that the split's file exists and is whole; where and what it is. */
+  def check(plan: ReadPlan, split: SplitInputPartition): CheckedSplit = {
     val root = new Path(plan.tablePath)
     val p = new Path(root, split.path)
     val fs = p.getFileSystem(plan.hadoopConf.value)
-    SplitFileCheck.verify(fs, p, split.size, split.footerStartOffset, split.footerEndOffset)
-    fs match {
+    val identity =
+      SplitFileCheck.verify(fs, p, split.size, split.footerStartOffset, split.footerEndOffset)
+    val where = fs match {
       case _: LocalFileSystem | _: RawLocalFileSystem => fs.makeQualified(p).toUri.getPath
       case _ => fs.makeQualified(p).toString
     }
+    CheckedSplit(where, identity)
   }
 
-  def open(plan: ReadPlan, split: SplitInputPartition): SplitSearcher =
-    openAt(location(plan, split), split, plan)
+  // Idle searchers by pool key, least recently used first; guarded by itself.
+  private val idle = new java.util.LinkedHashMap[String, List[SplitSearcher]](64, 0.75f, true)
+  private var idleCount = 0
 
-  /** A searcher on the split at `where` (from [[location]]). */
-  def openAt(where: String, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
+  private def poolKey(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan) =
+    s"${checked.identity}|${plan.cacheMaxSize}|${plan.queryCache}|" +
+      split.docMappingJson.map(_.hashCode).getOrElse(0)
+
+  /** A searcher of the checked split: one left by an earlier read, or a new one. */
+  def borrow(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
+    val key = poolKey(checked, split, plan)
+    val kept = idle.synchronized {
+      Option(idle.get(key)).flatMap {
+        case s :: rest =>
+          if (rest.isEmpty) idle.remove(key) else idle.put(key, rest)
+          idleCount -= 1
+          Some(s)
+        case Nil => None
+      }
+    }
+    kept.getOrElse(open(checked.where, split, plan))
+  }
+
+  /**
+   * Returns a searcher a reader is done with, to be borrowed again; the least recently used
+   * ones are closed past [[MaxIdle]]. A reader that failed closes its searcher instead.
+   */
+  def giveBack(
+      checked: CheckedSplit,
+      split: SplitInputPartition,
+      plan: ReadPlan,
+      searcher: SplitSearcher): Unit = {
+    val key = poolKey(checked, split, plan)
+    val evicted = idle.synchronized {
+      idle.put(key, searcher :: Option(idle.get(key)).getOrElse(Nil))
+      idleCount += 1
+      val out = List.newBuilder[SplitSearcher]
+      val it = idle.entrySet().iterator()
+      while (idleCount > MaxIdle && it.hasNext) {
+        val e = it.next()
+        out ++= e.getValue
+        idleCount -= e.getValue.size
+        it.remove()
+      }
+      out.result()
+    }
+    evicted.foreach(s => scala.util.Try(s.close()))
+  }
+
+  /** A new searcher on the split at `where` (from [[check]]). */
+  def open(where: String, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
     val numDocs = split.numRecords.getOrElse(0L)
     val metadata = new QuickwitSplit.SplitMetadata(
       splitIdOf(split.path),
@@ -59,27 +125,42 @@ object SplitSearchEngine {
       split.docMappingJson.orNull,
       java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
     )
-    try cacheManager(plan.cacheMaxSize).createSplitSearcher(where, metadata)
+    try cacheManager(plan.cacheMaxSize, plan.queryCache).createSplitSearcher(where, metadata)
     catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 
+  // The answers of singleSegmentDocs by split identity (they never change for one identity).
+  private val singleSegment = new java.util.LinkedHashMap[String, Option[Long]](64, 0.75f, true) {
+    override def removeEldestEntry(e: java.util.Map.Entry[String, Option[Long]]): Boolean =
+      size() > 100000
+  }
+
   /**
-   * For a split at a local path (from [[location]]) that holds exactly one segment, no deleted
+   * For a local split (checked by [[check]]) that holds exactly one segment, no deleted
    * documents and the record count the log gives it: that count. Its documents are then
    * numbers 0 until n of segment 0 (tantivy numbers a segment's documents densely), so a read
    * of every document needs no search. None whenever any of that is not certain.
    */
-  def singleSegmentDocs(where: String, split: SplitInputPartition): Option[Long] =
-    if (where.contains("://") || split.numRecords.isEmpty) None
-    else
-      try {
-        val files = QuickwitSplit.listSplitFiles(where).asScala
-        val segments = files.flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1))).toSet
-        val deletes = files.exists(_.endsWith(".del"))
-        lazy val docs = QuickwitSplit.readSplitMetadata(where).getNumDocs
-        if (segments.size == 1 && !deletes && split.numRecords.contains(docs)) split.numRecords
-        else None
-      } catch { case _: Exception => None }
+  def singleSegmentDocs(checked: CheckedSplit, split: SplitInputPartition): Option[Long] =
+    if (checked.where.contains("://") || split.numRecords.isEmpty) None
+    else {
+      val key = s"${checked.identity}|${split.numRecords}"
+      singleSegment.synchronized(Option(singleSegment.get(key))).getOrElse {
+        val answer = countSingleSegment(checked.where, split)
+        singleSegment.synchronized(singleSegment.put(key, answer))
+        answer
+      }
+    }
+
+  private def countSingleSegment(where: String, split: SplitInputPartition): Option[Long] =
+    try {
+      val files = QuickwitSplit.listSplitFiles(where).asScala
+      val segments = files.flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1))).toSet
+      val deletes = files.exists(_.endsWith(".del"))
+      lazy val docs = QuickwitSplit.readSplitMetadata(where).getNumDocs
+      if (segments.size == 1 && !deletes && split.numRecords.contains(docs)) split.numRecords
+      else None
+    } catch { case _: Exception => None }
 
   private val SegmentFile = "^([0-9a-f]{32})\\.".r
 

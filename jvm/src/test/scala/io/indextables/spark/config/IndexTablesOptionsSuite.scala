@@ -5,12 +5,14 @@ import java.util.Locale
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.filters.IndexQueryRegistry
 
 /** The registry and the one resolver: every key's precedence and case, validation, log settings. */
 class IndexTablesOptionsSuite extends AnyFunSuite {
 
   /** Two valid values of `e` that differ from each other (the first differs from the default). */
   private def samples(e: ConfEntry[_]): (String, String) = e.default match {
+    case _ if e == IndexTablesConf.SplitsPerTask => ("3", "auto")
     case b: Boolean => ((!b).toString, b.toString)
     case i: Int => ((i + 1).toString, (i + 2).toString)
     case l: Long => ((l + 1).toString, (l + 2).toString)
@@ -98,7 +100,9 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
       IndexTablesConf.CompactionTombstoneThreshold -> "NaN",
       IndexTablesConf.CheckpointEnabled -> "yes",
       IndexTablesConf.StateFormat -> "parquet",
-      IndexTablesConf.MaxRowsPerSplit -> "many"
+      IndexTablesConf.MaxRowsPerSplit -> "many",
+      IndexTablesConf.SplitsPerTask -> "0",
+      IndexTablesConf.SplitsPerTask -> "some"
     )
     bad.foreach { case (e, v) =>
       val ex = intercept[IndexTablesException](IndexTablesOptions(Map(lower(e.key) -> v)).get(e))
@@ -124,5 +128,10 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
     )
     assert(opts.typemap === Map("msg" -> "text", "host" -> "string"))
     assert(opts.fileSystemOptions === Map("fs.s3a.endpoint" -> "e"))
+    // The per-query IndexQuery key never reaches Hadoop's configuration, so equal settings
+    // give equal configurations (and one decoded copy per executor) from query to query.
+    assert(!opts.hadoopOptions.contains("__indextables.indexquery.key"))
+    assert(opts.hadoopOptions.contains("fs.s3a.endpoint"))
+    assert(IndexQueryRegistry.KeyOption.startsWith(IndexTablesOptions.InternalPrefix))
   }
 }

@@ -267,18 +267,24 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     refused(StringContains("t", " - "))
   }
 
-  test("a multi-word contains on text is a superset: inner words a phrase, edge words wildcards") {
+  test("a multi-word contains on text is a superset: the phrase of its inner words alone") {
+    // Two inner words make a phrase: the edge words add no wildcards.
     val j = superset(StringContains("t", "Session closed for User"))
-    val must = j.get("must").elements().asScala.toSeq
-    assert(j.get("type").asText === "bool" && must.size === 3, j)
     assert(
-      must(0).get("type").asText === "full_text" && must(0).get("text").asText === "closed for",
+      j.get("type").asText === "full_text" && j.get("text").asText === "closed for",
       j)
-    assert(must(0).get("params").get("mode").get("type").asText === "phrase", j)
+    assert(j.get("params").get("mode").get("type").asText === "phrase", j)
+    // One inner word keeps the edge wildcards beside its term.
+    val one = superset(StringContains("t", "Session closed User"))
+    val must = one.get("must").elements().asScala.toSeq
+    assert(one.get("type").asText === "bool" && must.size === 3, one)
+    assert(must(0).get("type").asText === "term" && must(0).get("value").asText === "closed", one)
     assert(
       must(1).get("type").asText === "wildcard" && must(1).get("value").asText === "*session",
-      j)
-    assert(must(2).get("type").asText === "wildcard" && must(2).get("value").asText === "user*", j)
+      one)
+    assert(
+      must(2).get("type").asText === "wildcard" && must(2).get("value").asText === "user*",
+      one)
     // A needle delimited on both sides is made of whole tokens only.
     val whole = superset(StringContains("t", " peer reset: "))
     assert(

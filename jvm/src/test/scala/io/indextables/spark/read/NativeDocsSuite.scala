@@ -124,21 +124,24 @@ class SingleSegmentDocsSuite extends AnyFunSuite {
   private def partition(path: String, n: Option[Long]) =
     SplitInputPartition(path, Map.empty, n, None, 0L, 0L, None, hasLongTokens = false)
 
+  // A checked split at `where`; each test split has an identity of its own.
+  private def at(where: String) = SplitSearchEngine.CheckedSplit(where, s"$where|test")
+
   test("only a local one-segment split with the log's record count is read without a search") {
     val dir = java.nio.file.Files.createTempDirectory("segments").toFile
     try {
       val (one, n1) = split(dir, 1, 30)
       val (two, n2) = split(dir, 2, 30)
       assert(n1 === 30 && n2 === 60)
-      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, Some(30L))) === Some(30L))
-      assert(SplitSearchEngine.singleSegmentDocs(two, partition(two, Some(60L))) === None)
-      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, Some(29L))) === None)
-      assert(SplitSearchEngine.singleSegmentDocs(one, partition(one, None)) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(at(one), partition(one, Some(30L))) === Some(30L))
+      assert(SplitSearchEngine.singleSegmentDocs(at(two), partition(two, Some(60L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(at(one), partition(one, Some(29L))) === None)
+      assert(SplitSearchEngine.singleSegmentDocs(at(one), partition(one, None)) === None)
       assert(SplitSearchEngine.singleSegmentDocs(
-        "s3://bucket/x.split",
+        at("s3://bucket/x.split"),
         partition(one, Some(30L))) === None)
       assert(SplitSearchEngine.singleSegmentDocs(
-        new File(dir, "missing.split").getPath,
+        at(new File(dir, "missing.split").getPath),
         partition(one, Some(30L))) === None)
     } finally org.apache.commons.io.FileUtils.deleteQuietly(dir)
   }

@@ -1,0 +1,81 @@
+package io.indextables.spark.read
+
+import java.io.File
+
+import org.apache.spark.sql.types.StructType
+
+import io.indextables.spark.IndexTablesTestBase
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.transaction.TransactionLog
+import io.indextables.spark.util.SerializableHadoopConf
+
+/** Searchers are kept between reads of the same split file, and only of the same file. */
+class SplitSearcherPoolSuite extends IndexTablesTestBase {
+
+  private def planAndSplit(path: String): (ReadPlan, SplitInputPartition) = {
+    val conf = spark.sessionState.newHadoopConf()
+    val snap =
+      TransactionLog.forTable(path, conf, IndexTablesOptions.Defaults.logSettings).snapshot()
+    val a = snap.allFiles.head
+    val plan = ReadPlan(
+      path,
+      new SerializableHadoopConf(conf),
+      new StructType(),
+      Nil,
+      new StructType(),
+      "UTC",
+      None,
+      None,
+      None,
+      2048,
+      1L << 28,
+      queryCache = false)
+    val split = SplitInputPartition(
+      a.path,
+      a.partitionValues,
+      a.numRecords,
+      Some(a.size),
+      a.footerStartOffset.get,
+      a.footerEndOffset.get,
+      snap.docMappingFor(a),
+      hasLongTokens = false)
+    (plan, split)
+  }
+
+  test("a searcher given back is borrowed again; one in use is never shared") {
+    val path = tablePath("pool")
+    spark.range(100).selectExpr("id", "cast(id as string) as s").coalesce(1)
+      .write.format("indextables").save(path)
+    val (plan, split) = planAndSplit(path)
+    val checked = SplitSearchEngine.check(plan, split)
+    val first = SplitSearchEngine.borrow(checked, split, plan)
+    val second = SplitSearchEngine.borrow(checked, split, plan)
+    assert(first ne second)
+    SplitSearchEngine.giveBack(checked, split, plan, first)
+    val again = SplitSearchEngine.borrow(checked, split, plan)
+    assert(again eq first)
+    SplitSearchEngine.giveBack(checked, split, plan, again)
+    SplitSearchEngine.giveBack(checked, split, plan, second)
+    // The pool key includes the searcher's cache settings.
+    val cached = plan.copy(queryCache = true)
+    val other = SplitSearchEngine.borrow(SplitSearchEngine.check(cached, split), split, cached)
+    assert((other ne first) && (other ne second))
+    other.close()
+  }
+
+  test("a split file rewritten under the same path is a new identity: no kept searcher") {
+    val path = tablePath("pool-rewritten")
+    spark.range(50).selectExpr("id").coalesce(1).write.format("indextables").save(path)
+    val (plan, split) = planAndSplit(path)
+    val checked = SplitSearchEngine.check(plan, split)
+    val s = SplitSearchEngine.borrow(checked, split, plan)
+    SplitSearchEngine.giveBack(checked, split, plan, s)
+    val f = new File(path, split.path)
+    assert(f.setLastModified(f.lastModified() - 60000L))
+    val changed = SplitSearchEngine.check(plan, split)
+    assert(changed.identity !== checked.identity)
+    val fresh = SplitSearchEngine.borrow(changed, split, plan)
+    assert(fresh ne s)
+    fresh.close()
+  }
+}
