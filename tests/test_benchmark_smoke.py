@@ -20,7 +20,7 @@ from suite import Config, run_suite
 
 def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    result = run_suite(Config(rows=3000, runs=1, warmup=0, out=out, spark=spark))
+    result = run_suite(Config(rows=3000, runs=1, warmup=0, out=out, spark=spark, append_rows=1000))
 
     assert result["verified"], "IndexTables and Parquet disagree on a benchmark query"
     assert set(result["ingest"]) == {"noop", "parquet", "indextables"}
@@ -30,6 +30,15 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
         "count_indexquery", "group_by_level", "limit_100", "full_scan",
     }  # fmt: skip
     assert set(result["queries"]) == expected
+    assert set(result["queries_appends"]) == expected
+    # The many-splits layout: one split per append, each query on it checked against Parquet.
+    assert result["appends"]["count"] == 3
+    appended = result["queries_appends"]["group_by_level"]["indextables"]["scan"]
+    assert "Splits: 3/3" in appended, appended
+    for layout in ("queries", "queries_appends"):
+        for name, q in result[layout].items():
+            assert q["verified"], (layout, name)
+            assert q["indextables_warm"]["median_s"] > 0, (layout, name)
     for name in ("count_text", "count_indexquery", "group_by_level"):
         assert result["queries"][name]["indextables"]["scan_rows"] is not None, name
     assert result["queries"]["count_text"]["indextables"]["result_rows"] > 0
@@ -50,10 +59,12 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     if "skipped" not in ceiling:
         assert ceiling["ingest"]["rows"] == 3000
         assert set(ceiling["queries"]) == expected
+        assert set(ceiling["queries_appends"]) == expected
+        assert ceiling["append_splits"] >= 3
     saved = json.loads((out / "results.json").read_text())
     assert saved["data"]["rows"] == 3000
     md = (out / "results.md").read_text()
-    assert "## Ingest" in md and "## Queries" in md
+    assert "## Ingest" in md and "## Queries: one write" in md and "appends of 1,000 rows" in md
     assert not (out / "data").exists()
     assert not (out / "results.partial.json").exists()
     # The session is pytest's: the suite must leave it running.

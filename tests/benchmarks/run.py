@@ -34,6 +34,12 @@ def main() -> int:
         "--cores", type=int, default=d.cores, help="Spark local[cores] and harness threads"
     )
     p.add_argument("--driver-memory", default=d.driver_memory)
+    p.add_argument(
+        "--append-rows",
+        type=int,
+        default=d.append_rows,
+        help="rows per append of the many-splits layout (default 100,000)",
+    )
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument(
         "--loghub",
@@ -64,6 +70,7 @@ def main() -> int:
         harness=a.harness,
         keep_data=a.keep_data,
         jfr=a.jfr,
+        append_rows=a.append_rows,
     )
     result = run_suite(cfg)
     print((Path(cfg.out) / "results.md").read_text())

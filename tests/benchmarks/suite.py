@@ -57,6 +57,8 @@ class Config:
     harness: str = "auto"  # auto (run if compiled) | require | skip
     keep_data: bool = False
     jfr: bool = False  # record a JFR profile of the Spark driver JVM into <out>/driver.jfr
+    # Rows per append of the many-splits layout (a table of ceil(rows / append_rows) appends).
+    append_rows: int = 100_000
     # An existing session to use (the smoke test passes pytest's); it is left running.
     spark: Any = field(default=None, repr=False)
 
@@ -329,6 +331,22 @@ def queries(phrase: str, common: str) -> list[Query]:
     ]
 
 
+QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
+
+# How each format is written (mode: overwrite or append) and read.
+WRITERS: dict[str, Callable[[DataFrame, Path, str], None]] = {
+    "noop": lambda d, p, mode: d.write.format("noop").mode("overwrite").save(),
+    "parquet": lambda d, p, mode: d.write.mode(mode).parquet(str(p)),
+    "indextables": lambda d, p, mode: (
+        d.write.format("indextables").option(TYPEMAP_MESSAGE, "text").mode(mode).save(str(p))
+    ),
+}
+READERS: dict[str, Callable[[SparkSession, str], DataFrame]] = {
+    "indextables": lambda spark, p: spark.read.format("indextables").load(p),
+    "parquet": lambda spark, p: spark.read.parquet(p),
+}
+
+
 def _execute(df: DataFrame, action: str) -> list[Any] | None:
     if action == "collect":
         return df.collect()
@@ -427,6 +445,7 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         "config": {k: str(getattr(cfg, k)) for k in Config.__dataclass_fields__ if k != "spark"}
     }
     result["machine"] = _machine()
+    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
 
     def log(msg: str) -> None:
         print(f"[bench {time.time() - started:7.1f}s] {msg}", flush=True)
@@ -436,25 +455,34 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     result["machine"]["peak_reset"] = mem.reset()
 
     # ---- data: generated once into a Parquet source, plus JSON lines for the harness -------
+    # The source has one file per append of the many-splits layout; the one-write layout reads
+    # it as `partitions` tasks (one split per task up to ROWS_PER_SPLIT rows).
     per_round = cfg.cores * ROWS_PER_SPLIT
     partitions = cfg.cores * max(1, math.ceil(cfg.rows / per_round))
-    log(f"generating {cfg.rows} rows in {partitions} partitions")
+    appends = max(partitions, math.ceil(cfg.rows / cfg.append_rows))
+    log(f"generating {cfg.rows} rows in {appends} files ({partitions} write tasks)")
     t0 = time.perf_counter()
     gen_df, source_desc = datagen.generate(
-        spark, cfg.rows, partitions, cfg.seed, cfg.loghub_dir if cfg.loghub_dir else None
+        spark, cfg.rows, appends, cfg.seed, cfg.loghub_dir if cfg.loghub_dir else None
     )
     source_path = data / "source"
     gen_df.write.mode("overwrite").parquet(str(source_path))
+    source_files = sorted(source_path.glob("*.parquet"))
+    assert len(source_files) == appends, (len(source_files), appends)
+
+    def source() -> DataFrame:
+        return spark.read.parquet(str(source_path)).coalesce(partitions)
+
     rows_json = data / "rows_json"
-    spark.read.parquet(str(source_path)).select(
+    source().select(
         F.unix_micros("ts").alias("ts"), "level", "component", "host", "latency_ms", "message"
     ).write.mode("overwrite").json(str(rows_json))
     json_bytes = sum(p.stat().st_size for p in rows_json.glob("*.json"))
-    source = spark.read.parquet(str(source_path))
-    assert source.rdd.getNumPartitions() == partitions, source.rdd.getNumPartitions()
+    assert source().rdd.getNumPartitions() == partitions
     result["data"] = {
         "rows": cfg.rows,
         "partitions": partitions,
+        "appends": appends,
         "templates": source_desc,
         "json_bytes": json_bytes,
         "source_parquet_bytes": _dir_bytes(source_path),
@@ -468,24 +496,14 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
 
     # ---- ingest: formats interleaved round by round ------------------------------------------
     tables = data / "tables"
-    formats: dict[str, Callable[[DataFrame, Path], None]] = {
-        "noop": lambda d, p: d.write.format("noop").mode("overwrite").save(),
-        "parquet": lambda d, p: d.write.mode("overwrite").parquet(str(p)),
-        "indextables": lambda d, p: (
-            d.write.format("indextables")
-            .option(TYPEMAP_MESSAGE, "text")
-            .mode("overwrite")
-            .save(str(p))
-        ),
-    }
-    ingest: dict[str, dict[str, Any]] = {k: {"times": [], "peak_kb": []} for k in formats}
+    ingest: dict[str, dict[str, Any]] = {k: {"times": [], "peak_kb": []} for k in WRITERS}
     last: dict[str, Path] = {}
     for rnd in range(cfg.warmup + cfg.runs):
-        for name, write in formats.items():
+        for name, write in WRITERS.items():
             path = tables / f"{name}-{rnd}"
             mem.reset()
             t = time.perf_counter()
-            write(spark.read.parquet(str(source_path)), path)
+            write(source(), path, "overwrite")
             secs = time.perf_counter() - t
             if rnd >= cfg.warmup:
                 ingest[name]["times"].append(secs)
@@ -503,111 +521,63 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         if name != "noop":
             s["table_bytes"] = _dir_bytes(last[name])
         result["ingest"][name] = s
-    it_path, pq_path = str(last["indextables"]), str(last["parquet"])
     _save_partial(cfg, result)
 
-    # ---- fixed planning overhead on a 1-row table --------------------------------------------
+    # ---- the many-splits layout: one append per source file, for both formats --------------
+    layouts: dict[str, dict[str, str]] = {
+        "one_write": {"indextables": str(last["indextables"]), "parquet": str(last["parquet"])}
+    }
+    appended: dict[str, float] = {}
+    for name in ("indextables", "parquet"):
+        path = tables / f"{name}-appends"
+        t = time.perf_counter()
+        for f in source_files:
+            WRITERS[name](spark.read.parquet(str(f)), path, "append")
+        appended[name] = time.perf_counter() - t
+    layouts["appends"] = {n: str(tables / f"{n}-appends") for n in ("indextables", "parquet")}
+    result["appends"] = {
+        "count": appends,
+        "rows_each": math.ceil(cfg.rows / appends),
+        "seconds": appended,
+        "table_bytes": {n: _dir_bytes(Path(p)) for n, p in layouts["appends"].items()},
+    }
+    log(f"appended {appends} times: {appended}")
+
+    # ---- fixed overhead on a 1-row table -------------------------------------------------
     one = spark.read.parquet(str(source_path)).limit(1).coalesce(1)
-    one_it, one_pq = str(data / "one-it"), str(data / "one-pq")
-    one.write.format("indextables").option(TYPEMAP_MESSAGE, "text").mode("overwrite").save(one_it)
-    one.write.mode("overwrite").parquet(one_pq)
+    one_it, one_pq = data / "one-it", data / "one-pq"
+    WRITERS["indextables"](one, one_it, "overwrite")
+    one.write.mode("overwrite").parquet(str(one_pq))
     overhead: dict[str, list[float]] = {"indextables": [], "parquet": []}
+    spark.conf.set(QUERY_CACHE, "false")
     for rnd in range(cfg.warmup + cfg.runs):
         for name, one_path in (("indextables", one_it), ("parquet", one_pq)):
             t = time.perf_counter()
-            if name == "indextables":
-                df = spark.read.format("indextables").load(one_path)
-            else:
-                df = spark.read.parquet(one_path)
+            df = READERS[name](spark, str(one_path))
             df.filter(F.col("message").contains("x") & (F.col("level") == "ERROR")).collect()
             if rnd >= cfg.warmup:
                 overhead[name].append(time.perf_counter() - t)
     result["planning_overhead"] = {k: _summary(v) for k, v in overhead.items()}
     fixed = result["planning_overhead"]["indextables"]["median_s"]
-    log(f"planning overhead (1-row table): {fixed * 1000:.1f} ms")
+    log(f"fixed overhead (1-row table): {fixed * 1000:.1f} ms")
 
-    # ---- queries: each on IndexTables and Parquet, side by side --------------------------
+    # ---- queries: on each layout, IndexTables (cold and warm) and Parquet side by side -----
     qs = queries(phrase, common)
-    qres: dict[str, dict[str, Any]] = {
-        q.name: {
-            "what": q.what,
-            "indextables": {"times": [], "peak_kb": []},
-            "parquet": {"times": [], "peak_kb": []},
-        }
-        for q in qs
-    }
-    readers: dict[str, Callable[[], DataFrame]] = {
-        "indextables": lambda: spark.read.format("indextables").load(it_path),
-        "parquet": lambda: spark.read.parquet(pq_path),
-    }
-    for rnd in range(cfg.warmup + cfg.runs):
-        for q in qs:
-            for fmt, reader in readers.items():
-                mem.reset()
-                t = time.perf_counter()
-                df = q.build_for(fmt)(reader())
-                out = _execute(df, q.action)
-                secs = time.perf_counter() - t
-                r = qres[q.name][fmt]
-                r["last"] = secs
-                if rnd >= cfg.warmup:
-                    r["times"].append(secs)
-                    r["peak_kb"].append(mem.peak_kb())
-                if rnd == 0:
-                    # A noop write runs its own plan, so df's holds no metrics: scan rows are
-                    # read for the collected queries (COUNT and GROUP BY among them).
-                    r.update(scan_metrics(df))
-                    if q.action != "collect":
-                        r["scan_rows"] = None
-                    if out is not None:
-                        r["rows"] = [_freeze(x) for x in out]
-        times = ", ".join(
-            f"{q.name} {qres[q.name]['indextables']['last']:.2f}"
-            f"/{qres[q.name]['parquet']['last']:.2f}"
-            for q in qs
-        )
-        log(f"query round {rnd} (IndexTables/Parquet s): {times}")
-        _save_partial(cfg, result, {"queries_so_far": qres})
-
     verified = True
-    for q in qs:
-        r = qres[q.name]
-        it, pq = r["indextables"], r["parquet"]
-        if q.action == "collect":
-            a, b = it.pop("rows"), pq.pop("rows")
-            it["result_rows"], pq["result_rows"] = len(a), len(b)
-            if q.count_only:
-                it["result_rows"], pq["result_rows"] = a[0][0], b[0][0]
-            same = len(a) == len(b) and (not q.same_rows or Counter(a) == Counter(b))
-        else:
-            it["result_rows"] = q.build_for("indextables")(readers["indextables"]()).count()
-            pq["result_rows"] = q.build_for("parquet")(readers["parquet"]()).count()
-            same = it["result_rows"] == pq["result_rows"]
-        r["verified"] = same
-        r["pushed_query"] = pushed_query(it.get("scan"))
-        verified &= same
-        for fmt in ("indextables", "parquet"):
-            s = r[fmt]
-            s.pop("last", None)
-            s.update(_summary(s.pop("times")))
-            s["peak_rss_mb"] = max(s.pop("peak_kb")) / 1024
-            s["rows_per_s"] = cfg.rows / s["median_s"]
-            s["bytes_per_s"] = json_bytes / s["median_s"]
-        aggregate = q.name in ("limit_100", "group_by_level")
-        r["selectivity"] = None if aggregate else pq["result_rows"] / cfg.rows
-        r["ratio_parquet_over_indextables"] = pq["median_s"] / it["median_s"]
-        log(
-            f"{q.name}: IT {it['median_s']:.3f}s PQ {pq['median_s']:.3f}s "
-            f"rows {it['result_rows']}/{pq['result_rows']} {'ok' if same else 'MISMATCH'}"
-        )
-    result["queries"] = qres
+    for layout, paths in layouts.items():
+        qres, ok = _run_queries(cfg, spark, qs, paths, mem, log, layout, result)
+        result[LAYOUT_KEYS[layout]] = qres
+        verified &= ok
+    spark.conf.unset(QUERY_CACHE)
     result["verified"] = verified
     result["driver_vm_hwm_mb_lifetime"] = _read_status(pid, "VmHWM") / 1024
     if own_session:
         spark.stop()
 
     # ---- ceilings: raw tantivy4java without Spark -------------------------------------------
-    result["ceiling"] = _run_harness(cfg, rows_json, qs, qres, log)
+    result["ceiling"] = _run_harness(
+        cfg, rows_json, qs, result["queries"], math.ceil(cfg.rows / appends), log
+    )
     result["python_max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result["machine"]["loadavg_end"] = os.getloadavg()
     result["wall_s"] = time.time() - started
@@ -622,6 +592,98 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     return result
 
 
+# The three ways a query runs: IndexTables with tantivy's leaf-search cache off (every run
+# searches: the headline figure), IndexTables with it on (a user repeating a query), Parquet.
+VARIANTS = ("indextables", "indextables_warm", "parquet")
+LAYOUT_KEYS = {"one_write": "queries", "appends": "queries_appends"}
+
+
+def _run_queries(
+    cfg: Config,
+    spark: SparkSession,
+    qs: list[Query],
+    paths: dict[str, str],
+    mem: PeakMemory,
+    log: Callable[[str], None],
+    layout: str,
+    result: dict[str, Any],
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    qres: dict[str, dict[str, Any]] = {
+        q.name: {"what": q.what, **{v: {"times": [], "peak_kb": []} for v in VARIANTS}} for q in qs
+    }
+    for rnd in range(cfg.warmup + cfg.runs):
+        for q in qs:
+            for variant in VARIANTS:
+                fmt = "parquet" if variant == "parquet" else "indextables"
+                spark.conf.set(QUERY_CACHE, "true" if variant == "indextables_warm" else "false")
+                mem.reset()
+                t = time.perf_counter()
+                df = q.build_for(fmt)(READERS[fmt](spark, paths[fmt]))
+                out = _execute(df, q.action)
+                secs = time.perf_counter() - t
+                r = qres[q.name][variant]
+                r["last"] = secs
+                if rnd >= cfg.warmup:
+                    r["times"].append(secs)
+                    r["peak_kb"].append(mem.peak_kb())
+                if rnd == 0 and variant != "indextables_warm":
+                    # A noop write runs its own plan, so df's holds no metrics: scan rows are
+                    # read for the collected queries (COUNT and GROUP BY among them).
+                    r.update(scan_metrics(df))
+                    if q.action != "collect":
+                        r["scan_rows"] = None
+                    if out is not None:
+                        r["rows"] = [_freeze(x) for x in out]
+        times = ", ".join(
+            f"{q.name} {qres[q.name]['indextables']['last']:.2f}"
+            f"/{qres[q.name]['indextables_warm']['last']:.2f}"
+            f"/{qres[q.name]['parquet']['last']:.2f}"
+            for q in qs
+        )
+        log(f"{layout} query round {rnd} (IndexTables cold/warm/Parquet s): {times}")
+        _save_partial(cfg, result, {f"{layout}_so_far": qres})
+
+    verified = True
+    for q in qs:
+        r = qres[q.name]
+        it, pq = r["indextables"], r["parquet"]
+        if q.action == "collect":
+            a, b = it.pop("rows"), pq.pop("rows")
+            it["result_rows"], pq["result_rows"] = len(a), len(b)
+            if q.count_only:
+                it["result_rows"], pq["result_rows"] = a[0][0], b[0][0]
+            same = len(a) == len(b) and (not q.same_rows or Counter(a) == Counter(b))
+        else:
+            it["result_rows"] = q.build_for("indextables")(
+                READERS["indextables"](spark, paths["indextables"])
+            ).count()
+            pq["result_rows"] = q.build_for("parquet")(
+                READERS["parquet"](spark, paths["parquet"])
+            ).count()
+            same = it["result_rows"] == pq["result_rows"]
+        r["verified"] = same
+        r["pushed_query"] = pushed_query(it.get("scan"))
+        verified &= same
+        for variant in VARIANTS:
+            s = r[variant]
+            s.pop("last", None)
+            s.update(_summary(s.pop("times")))
+            s["peak_rss_mb"] = max(s.pop("peak_kb")) / 1024
+            s["rows_per_s"] = cfg.rows / s["median_s"]
+        aggregate = q.name in ("limit_100", "group_by_level")
+        r["selectivity"] = None if aggregate else pq["result_rows"] / cfg.rows
+        r["ratio_parquet_over_indextables"] = pq["median_s"] / it["median_s"]
+        r["ratio_parquet_over_indextables_warm"] = (
+            pq["median_s"] / r["indextables_warm"]["median_s"]
+        )
+        log(
+            f"{layout} {q.name}: IT {it['median_s']:.3f}s "
+            f"(warm {r['indextables_warm']['median_s']:.3f}s) PQ {pq['median_s']:.3f}s "
+            f"rows {it['result_rows']}/{pq['result_rows']} {'ok' if same else 'MISMATCH'}"
+        )
+    return qres, verified
+
+
 def _save_partial(cfg: Config, result: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
     """What a long run has measured so far (results.partial.json), in case it is cut short."""
     data = dict(result, **(extra or {}))
@@ -633,6 +695,7 @@ def _run_harness(
     rows_json: Path,
     qs: list[Query],
     qres: dict[str, dict[str, Any]],
+    append_rows: int,
     log: Callable[[str], None],
 ) -> dict[str, Any] | None:
     if cfg.harness == "skip":
@@ -679,6 +742,7 @@ def _run_harness(
         "--work", str(cfg.out / "data" / "harness"),
         "--out", str(out), "--threads", str(cfg.cores), "--runs", str(cfg.runs),
         "--warmup", str(cfg.warmup), "--max-rows-per-split", str(ROWS_PER_SPLIT),
+        "--append-split-rows", str(append_rows),
     ]  # fmt: skip
     log("running the tantivy4java ceiling harness")
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -703,16 +767,17 @@ def _ratios(result: dict[str, Any], fixed: float) -> None:
         # Excluding the cost of producing the rows (the noop write), which the ceiling skips.
         net = it["median_s"] - ing["noop"]["median_s"]
         it["rate_vs_ceiling_net_of_noop"] = c["median_s"] / net if net > 0 else None
-    for name, q in result["queries"].items():
-        cq = (ceiling.get("queries") or {}).get(name)
-        if not cq:
-            continue
-        q["ceiling"] = cq
-        t = q["indextables"]["median_s"]
-        ideal = cq["ideal"]["median_s"]
-        q["ratio_vs_ceiling"] = t / ideal
-        q["goal_budget_s"] = 1.5 * ideal + fixed
-        q["goal_met"] = t <= q["goal_budget_s"]
+    for key in LAYOUT_KEYS.values():
+        for name, q in result[key].items():
+            cq = (ceiling.get(key) or {}).get(name)
+            if not cq:
+                continue
+            q["ceiling"] = cq
+            t = q["indextables"]["median_s"]
+            ideal = cq["ideal"]["median_s"]
+            q["ratio_vs_ceiling"] = t / ideal
+            q["goal_budget_s"] = 1.5 * ideal + fixed
+            q["goal_met"] = t <= q["goal_budget_s"]
 
 
 # ---- report -----------------------------------------------------------------------------------
@@ -733,30 +798,20 @@ def _n(x: Any) -> str:
     return "–" if x is None else str(x)
 
 
-def markdown(r: dict[str, Any]) -> str:
-    m, d = r["machine"], r["data"]
+def _splits_tasks(q: dict[str, Any]) -> str:
+    m = re.search(r"Splits: (\d+)/\d+, Tasks: (\d+)", q["indextables"].get("scan") or "")
+    return f"{m.group(1)} splits read in {m.group(2)} tasks" if m else "splits: unknown"
+
+
+def _ingest_lines(r: dict[str, Any]) -> list[str]:
+    d, ing = r["data"], r["ingest"]
     lines = [
-        f"# IndexTables benchmark: {d['rows']:,} rows",
-        "",
-        (
-            f"Machine: {m['cores']} cores, {m['memory_gib']} GiB; load average at start "
-            f"{m['loadavg_start'][0]:.2f}, at end {m['loadavg_end'][0]:.2f}. "
-            f"Data: {d['templates']}; "
-            f"{d['json_bytes'] / 1e6:.1f} MB as JSON lines "
-            "(the bytes behind every bytes/s figure), "
-            f"{d['partitions']} partitions. Times in seconds: median (min–max) of "
-            f"{r['config']['runs']} runs after {r['config']['warmup']} warm-up. Peak RSS is the "
-            "driver JVM's VmHWM during the workload "
-            "(Spark runs in local mode: executors included)."
-        ),
-        "",
         "## Ingest",
         "",
         "| Format | Time s | Rows/s | Bytes/s | Peak RSS MB | Table MB "
         "| × Parquet time | × noop time |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    ing = r["ingest"]
     for name in ("noop", "parquet", "indextables"):
         s = ing[name]
         lines.append(
@@ -766,6 +821,7 @@ def markdown(r: dict[str, Any]) -> str:
             f"{s['median_s'] / ing['noop']['median_s']:.2f} |"
         )
     c = r.get("ceiling") or {}
+    it = ing["indextables"]
     if "ingest" in c:
         ci = c["ingest"]
         lines.append(
@@ -776,41 +832,41 @@ def markdown(r: dict[str, Any]) -> str:
             f"{ci['median_s'] / ing['parquet']['median_s']:.2f} | "
             f"{ci['median_s'] / ing['noop']['median_s']:.2f} |"
         )
-        it = ing["indextables"]
         net = it.get("rate_vs_ceiling_net_of_noop")
+        net_s = f"; {net:.2f} × net of the noop cost of producing the rows" if net else ""
         lines += [
             "",
-            f"IndexTables ingest rate = **{it['rate_vs_ceiling']:.2f} × "
-            "the raw tantivy4java rate** "
-            + (
-                f"(goal ≥ 0.8; {net:.2f} × when the noop cost of producing the rows is subtracted) "
-                if net is not None
-                else "(goal ≥ 0.8) "
-            ),
+            f"IndexTables ingest rate = **{it['rate_vs_ceiling']:.2f} × the raw tantivy4java "
+            f"rate** (goal ≥ 0.9{net_s}) and **{it['ratio_vs_parquet_time']:.2f} × the Parquet "
+            "write time** (goal ≤ 3).",
         ]
-        lines[-1] += (
-            f"and **{it['ratio_vs_parquet_time']:.2f} × the Parquet write time** (goal ≤ 3)."
-        )
-    po = r["planning_overhead"]
+    a = r["appends"]
     lines += [
         "",
-        "## Queries",
-        "",
-        (
-            "Fixed planning overhead (filter + collect on a 1-row table): IndexTables "
-            f"{_fmt_t(po['indextables'])} s, Parquet {_fmt_t(po['parquet'])} s."
-        ),
-        "",
-        (
-            "| Query | IndexTables s | Parquet s | Parquet ÷ IT | Ceiling s (ideal query) "
-            "| Ceiling s (product's query) | Ceiling hits | IT ÷ ceiling "
-            "| Goal: IT ≤ 1.5×ceiling + overhead | IT rows/s | IT bytes/s | Peak RSS MB IT / PQ "
-            "| Result rows | Rows shipped by scan IT / PQ | Same answer |"
-        ),
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"The many-splits layout: {a['count']} appends of {a['rows_each']:,} rows each took "
+        f"{a['seconds']['indextables']:.1f} s as IndexTables and "
+        f"{a['seconds']['parquet']:.1f} s as Parquet "
+        f"({a['table_bytes']['indextables'] / 1e6:.1f} MB and "
+        f"{a['table_bytes']['parquet'] / 1e6:.1f} MB).",
     ]
-    for name, q in r["queries"].items():
-        it, pq = q["indextables"], q["parquet"]
+    return lines
+
+
+def _query_lines(r: dict[str, Any], key: str, title: str) -> list[str]:
+    qs = r[key]
+    lines = [
+        f"## Queries: {title} ({_splits_tasks(qs['group_by_level'])})",
+        "",
+        (
+            "| Query | IT cold s | IT warm s | Parquet s | PQ ÷ IT cold | PQ ÷ IT warm "
+            "| Ceiling s (ideal query) | Ceiling s (product's query) | Ceiling hits | IT ÷ ceiling "
+            "| Goal: IT ≤ 1.5×ceiling + overhead | Result rows | Rows shipped by scan IT / PQ "
+            "| Same answer |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, q in qs.items():
+        it, warm, pq = q["indextables"], q["indextables_warm"], q["parquet"]
         cq = q.get("ceiling") or {}
         ideal = _fmt_t(cq["ideal"]) if "ideal" in cq else "–"
         prod = _fmt_t(cq["product_query"]) if "product_query" in cq else "(match_all)"
@@ -821,28 +877,54 @@ def markdown(r: dict[str, Any]) -> str:
         )
         ratio_c = f"{q['ratio_vs_ceiling']:.1f}" if "ratio_vs_ceiling" in q else "–"
         lines.append(
-            f"| {name} | {_fmt_t(it)} | {_fmt_t(pq)} | {q['ratio_parquet_over_indextables']:.2f} | "
+            f"| {name} | {_fmt_t(it)} | {_fmt_t(warm)} | {_fmt_t(pq)} | "
+            f"{q['ratio_parquet_over_indextables']:.1f} | "
+            f"{q['ratio_parquet_over_indextables_warm']:.1f} | "
             f"{ideal} | {prod} | {cq.get('ideal', {}).get('hits', '–')} | {ratio_c} | {goal} | "
-            f"{_rate(it['rows_per_s'])} | "
-            f"{_rate(it['bytes_per_s'])}B | {it['peak_rss_mb']:.0f} / {pq['peak_rss_mb']:.0f} | "
             f"{it['result_rows']} | {_n(it.get('scan_rows'))} / {_n(pq.get('scan_rows'))} | "
             f"{'yes' if q['verified'] else '**NO**'} |"
         )
-    lines += ["", "Goals:", ""]
-    for name in ("rare_term", "phrase", "boolean_mix"):
-        for form in (name, name.split("_")[0] + "_indexquery"):
-            q = r["queries"][form]
-            x = q["ratio_parquet_over_indextables"]
-            lines.append(
-                f"- selective `{form}`: {x:.2f} × faster than Parquet (goal ≥ 50 at 2M rows)"
-            )
-    met = [n for n, q in r["queries"].items() if q.get("goal_met")]
-    judged = [n for n, q in r["queries"].items() if "goal_met" in q]
-    if judged:
+    return lines
+
+
+def _goal_lines(r: dict[str, Any]) -> list[str]:
+    po = r["planning_overhead"]
+    one = po["indextables"]["median_s"] / po["parquet"]["median_s"]
+    lines = [
+        "## Goals",
+        "",
+        f"- 1-row query (filter + collect, cache off): IndexTables {_fmt_t(po['indextables'])} s, "
+        f"Parquet {_fmt_t(po['parquet'])} s: **{one:.2f} ×** Parquet (goal ≤ 1.5).",
+    ]
+    ing = r["ingest"]["indextables"]
+    if "rate_vs_ceiling" in ing:
         lines.append(
-            f"- within 1.5 × the ideal raw query + the 1-row overhead: {len(met)} of {len(judged)} "
-            f"queries ({', '.join(met) or 'none'})"
+            f"- ingest: {ing['ratio_vs_parquet_time']:.2f} × Parquet's time (goal ≤ 3), "
+            f"{ing['rate_vs_ceiling']:.2f} × the raw tantivy4java rate (goal ≥ 0.9)."
         )
+    for key, title in (("queries", "one write"), ("queries_appends", "appends")):
+        qs = r[key]
+        for name in ("rare_term", "phrase", "boolean_mix"):
+            for form in (name, name.split("_")[0] + "_indexquery"):
+                q = qs[form]
+                lines.append(
+                    f"- {title}, selective `{form}`: **{q['ratio_parquet_over_indextables']:.1f} "
+                    f"×** faster than Parquet with every query searched anew "
+                    f"({q['ratio_parquet_over_indextables_warm']:.1f} × with tantivy's cache) "
+                    "(goal ≥ 100)"
+                )
+        fs = qs["full_scan"]
+        lines.append(
+            f"- {title}, full scan of three columns: "
+            f"**{1 / fs['ratio_parquet_over_indextables']:.1f} ×** Parquet's time (goal ≤ 3)"
+        )
+        met = [n for n, q in qs.items() if q.get("goal_met")]
+        judged = [n for n, q in qs.items() if "goal_met" in q]
+        if judged:
+            lines.append(
+                f"- {title}, within 1.5 × the ideal raw query + the 1-row overhead: "
+                f"{len(met)} of {len(judged)} queries ({', '.join(met) or 'none'})"
+            )
     for name in ("count_text", "count_indexquery", "group_by_level"):
         q = r["queries"][name]
         agg = (q.get("ceiling") or {}).get("native_aggregate")
@@ -858,7 +940,38 @@ def markdown(r: dict[str, Any]) -> str:
             f"to Spark for {_n(q['indextables'].get('result_rows'))} result rows "
             f"(Parquet: {_n(q['parquet'].get('scan_rows'))}){agg_s}"
         )
-    lines += [
+    return lines
+
+
+def markdown(r: dict[str, Any]) -> str:
+    m, d = r["machine"], r["data"]
+    c = r.get("ceiling") or {}
+    lines = [
+        f"# IndexTables benchmark: {d['rows']:,} rows",
+        "",
+        (
+            f"Run {r.get('date', '?')} on {m['cores']} cores, {m['memory_gib']} GiB; load average "
+            f"at start {m['loadavg_start'][0]:.2f}, at end {m['loadavg_end'][0]:.2f}. "
+            f"Data: {d['templates']}; "
+            f"{d['json_bytes'] / 1e6:.1f} MB as JSON lines. Times in seconds: median (min–max) of "
+            f"{r['config']['runs']} runs after {r['config']['warmup']} warm-up, every format "
+            'measured side by side in each round. "IT cold" runs with tantivy\'s leaf-search '
+            'cache off, so every run searches as a new query would; "IT warm" with it on, as '
+            "when a user repeats a query. The raw tantivy4java ceilings search with the cache "
+            "off. Peak RSS is the driver JVM's VmHWM (Spark runs in local mode)."
+        ),
+        "",
+        *_goal_lines(r),
+        "",
+        *_ingest_lines(r),
+        "",
+        *_query_lines(r, "queries", f"one write of {d['partitions']} tasks"),
+        "",
+        *_query_lines(
+            r,
+            "queries_appends",
+            f"{r['appends']['count']} appends of {r['appends']['rows_each']:,} rows",
+        ),
         "",
         "Queries (the same DataFrame expression on both formats) and what IndexTables pushed:",
         "",
@@ -873,8 +986,7 @@ def markdown(r: dict[str, Any]) -> str:
     lines += [
         "",
         (
-            "Rows/s and bytes/s of a query are the table's rows and JSON bytes divided by its "
-            f"time. Harness peak RSS: {c.get('vm_hwm_kb', 0) / 1024:.0f} MB. "
+            f"Harness peak RSS: {c.get('vm_hwm_kb', 0) / 1024:.0f} MB. "
             f"Whole run: {r['wall_s']:.0f} s."
         ),
         "",

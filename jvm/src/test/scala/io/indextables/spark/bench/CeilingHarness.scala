@@ -28,19 +28,23 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  *  - ingest: indexes the rows of JSON-lines files (one file per writer thread, one split per
  *    file, as one Spark task writes one split) through the API the product's write path takes
  *    for a schema with a `text` column: SchemaBuilder/Index/IndexWriter (one indexing thread,
- *    the product's heap), BatchDocumentBuilder batches, then QuickwitSplit.convertIndexFromPath.
- *    Only the native work (building documents, indexing, committing, converting) is timed; JSON
- *    parsing is not, so the ceiling is not diluted by the harness's own input format.
+ *    the product's heap), BatchDocumentBuilder batches, a merge into one segment, then
+ *    QuickwitSplit.convertIndexFromPath. Only the native work (building documents, indexing,
+ *    committing, merging, converting) is timed; JSON parsing is not, so the ceiling is not
+ *    diluted by the harness's own input format.
  *  - queries: runs each workload's queries on the produced splits through SplitSearcher
- *    (SplitCacheManager.createSplitSearcher with the footer offsets, as the product opens them),
- *    one task per split on a pool of `threads`, and fetches the hits' stored fields with
- *    docBatchProjected in batches, as the product's reader does.
+ *    (SplitCacheManager.createSplitSearcher with the footer offsets, as the product opens them,
+ *    with the leaf-search cache off so that every run searches), one task per split on a pool
+ *    of `threads`, and fetches the hits' stored fields with `docBatch(addresses, fields)` in
+ *    batches (the public call that filters fields natively). With `--append-split-rows n` the
+ *    same rows are also indexed (untimed) into splits of n rows, as appends of n rows make
+ *    them, and every query runs on those too (`queries_appends` in the result).
  *
  * Usage (the benchmark runner builds the command line):
  * {{{
  * CeilingHarness --input <dir of *.json> --queries <queries.json> --work <dir> --out <result.json>
  *   [--threads 2] [--runs 5] [--warmup 1] [--heap 50000000] [--batch-rows 8192]
- *   [--max-rows-per-split 1000000] [--read-batch 2048]
+ *   [--max-rows-per-split 1000000] [--read-batch 2048] [--append-split-rows 0]
  * }}}
  * Input rows: {"ts": epoch micros, "level", "component", "host", "latency_ms", "message"}
  * (absent or null = SQL null). Queries: a JSON array of {"name", "fields": [...], "count_only",
@@ -83,6 +87,7 @@ object CeilingHarness {
     val batchRows = opt("batch-rows", "8192").toInt
     val maxRows = opt("max-rows-per-split", "1000000").toLong
     val readBatch = opt("read-batch", "2048").toInt
+    val appendSplitRows = opt("append-split-rows", "0").toLong
     work.mkdirs()
 
     val files = Option(input.listFiles()).getOrElse(Array.empty[File])
@@ -112,36 +117,53 @@ object CeilingHarness {
     putTimes(ing, ingestTimes)
     out.put("vm_hwm_after_ingest_kb", vmHwmKb())
 
-    // Queries.
+    // The same rows as many small splits, as appends make them (not timed): queries run on both.
+    val layouts = Seq("queries" -> splits) ++ (if (appendSplitRows <= 0) Nil
+                                               else {
+                                                 val dir = new File(work, "appends")
+                                                 dir.mkdirs()
+                                                 val (_, small) = ingest(
+                                                   files,
+                                                   dir,
+                                                   threads,
+                                                   heap,
+                                                   batchRows,
+                                                   appendSplitRows)
+                                                 out.put("append_splits", small.size)
+                                                 Seq("queries_appends" -> small)
+                                               })
+
+    // Queries, on each layout.
     val queries = mapper.readTree(new File(opts("queries")))
-    val qOut = out.putObject("queries")
     val pool = Executors.newFixedThreadPool(threads)
-    try {
-      queries.elements().asScala.foreach { q =>
-        val name = q.get("name").asText()
-        val fields = q.path("fields").elements().asScala.map(_.asText()).toArray
-        val countOnly = q.path("count_only").asBoolean(false)
-        val limit = if (q.hasNonNull("limit")) Some(q.get("limit").asInt()) else None
-        val wOut = qOut.putObject(name)
-        q.get("variants").fields().asScala.foreach { e =>
-          val variant = e.getKey
-          val spec = e.getValue
-          val times = ArrayBuffer.empty[Double]
-          var hits = 0L
-          (0 until warmup + runs).foreach { round =>
-            val t0 = System.nanoTime()
-            hits = runQuery(pool, splits, spec, fields, countOnly, limit, readBatch)
-            val secs = (System.nanoTime() - t0) / 1e9
-            if (round >= warmup) times += secs
+    try layouts.foreach { case (key, layoutSplits) =>
+        val qOut = out.putObject(key)
+        queries.elements().asScala.foreach { q =>
+          val name = q.get("name").asText()
+          val fields = q.path("fields").elements().asScala.map(_.asText()).toArray
+          val countOnly = q.path("count_only").asBoolean(false)
+          val limit = if (q.hasNonNull("limit")) Some(q.get("limit").asInt()) else None
+          val wOut = qOut.putObject(name)
+          q.get("variants").fields().asScala.foreach { e =>
+            val variant = e.getKey
+            val spec = e.getValue
+            val times = ArrayBuffer.empty[Double]
+            var hits = 0L
+            (0 until warmup + runs).foreach { round =>
+              val t0 = System.nanoTime()
+              hits = runQuery(pool, layoutSplits, spec, fields, countOnly, limit, readBatch)
+              val secs = (System.nanoTime() - t0) / 1e9
+              if (round >= warmup) times += secs
+            }
+            val v = wOut.putObject(variant)
+            v.put("hits", hits)
+            putTimes(v, times)
+            System.err.println(
+              f"ceiling query $key $name/$variant: $hits hits, median ${median(times)}%.4f s")
           }
-          val v = wOut.putObject(variant)
-          v.put("hits", hits)
-          putTimes(v, times)
-          System.err.println(
-            f"ceiling query $name/$variant: $hits hits, median ${median(times)}%.4f s")
         }
       }
-    } finally {
+    finally {
       pool.shutdown()
       pool.awaitTermination(1, TimeUnit.MINUTES)
     }
@@ -268,8 +290,13 @@ object CeilingHarness {
     }
 
     def finish(): Split = {
-      try { flush(); writer.commit() }
-      finally close()
+      try {
+        flush()
+        writer.commit()
+        writer.waitMergingThreads()
+        writer.close()
+        DocumentSplitWriter.mergeToOneSegment(index, heap)
+      } finally close()
       val out = new File(parent, s"part-${UUID.randomUUID()}.split")
       val config = new QuickwitSplit.SplitConfig("indextables", "spark", "bench")
       val md = QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
@@ -303,9 +330,10 @@ object CeilingHarness {
 
   // ---- queries ----------------------------------------------------------------------------
 
+  // The leaf-search cache is off: every timed run searches, as a new query would.
   private def cacheManager(): SplitCacheManager =
     SplitCacheManager.getInstance(new SplitCacheManager.CacheConfig("indextables-bench")
-      .withMaxCacheSize(268435456L))
+      .withMaxCacheSize(268435456L).withQueryCache(false))
 
   /** Runs one query over every split (one task per split); the hits, fetched unless countOnly. */
   private def runQuery(
@@ -364,12 +392,15 @@ object CeilingHarness {
         try result.getHits.asScala.map(_.getDocAddress).toArray
         finally result.close()
       if (!countOnly && fields.nonEmpty) {
+        val fieldSet = new java.util.HashSet[String](java.util.Arrays.asList(fields: _*))
         var pos = 0
         var values = 0L
         while (pos < hits.length) {
           val end = math.min(pos + readBatch, hits.length)
-          val docs =
-            searcher.docBatchProjected(java.util.Arrays.copyOfRange(hits, pos, end), fields: _*)
+          // The public batch call that filters fields natively (docsBulkNativeWithFields).
+          val docs = searcher.docBatch(
+            java.util.Arrays.asList(java.util.Arrays.copyOfRange(hits, pos, end): _*),
+            fieldSet)
           // Touch every value, as the product converts each one.
           docs.asScala.foreach { d =>
             fields.foreach { f =>
