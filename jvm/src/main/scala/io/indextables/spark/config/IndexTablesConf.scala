@@ -24,7 +24,7 @@ object IndexTablesConf {
 
   val WriterHeapSize: ConfEntry[Long] = long(
     "spark.indextables.indexWriter.heapSize",
-    50000000L,
+    268435456L,
     "Bytes of indexing heap for each native index writer (one per partition being written); " +
       "tantivy takes 15,000,000 at least, and a split is flushed as a further segment (merged " +
       "before the split is packed) each time the heap fills.",

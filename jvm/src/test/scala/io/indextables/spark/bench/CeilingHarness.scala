@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DoubleType, StringType, TimestampType}
 
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.write.DocumentSplitWriter
 import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsAggregation, TermsResult}
@@ -43,7 +44,7 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  * Usage (the benchmark runner builds the command line):
  * {{{
  * CeilingHarness --input <dir of *.json> --queries <queries.json> --work <dir> --out <result.json>
- *   [--threads 2] [--runs 5] [--warmup 1] [--heap 50000000] [--batch-rows 8192]
+ *   [--threads 2] [--runs 5] [--warmup 1] [--heap <the product's default>] [--batch-rows 8192]
  *   [--max-rows-per-split 1000000] [--read-batch 2048] [--append-split-rows 0]
  * }}}
  * Input rows: {"ts": epoch micros, "level", "component", "host", "latency_ms", "message"}
@@ -83,7 +84,7 @@ object CeilingHarness {
     val threads = opt("threads", "2").toInt
     val runs = opt("runs", "5").toInt
     val warmup = opt("warmup", "1").toInt
-    val heap = opt("heap", "50000000").toLong
+    val heap = opt("heap", IndexTablesConf.WriterHeapSize.default.toString).toLong
     val batchRows = opt("batch-rows", "8192").toInt
     val maxRows = opt("max-rows-per-split", "1000000").toLong
     val readBatch = opt("read-batch", "2048").toInt
