@@ -196,6 +196,33 @@ object IndexTablesErrors {
         s"schema $expected. Use mode('overwrite') to replace the table."
     )
 
+  def invalidReplaceWhere(table: String, predicate: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_REPLACE_WHERE",
+      s"Cannot overwrite table $table where $predicate: $why. Nothing was written.")
+
+  def replaceWhereViolation(table: String, predicate: String, row: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_REPLACE_WHERE_VIOLATION",
+      s"A row written to table $table with replaceWhere does not satisfy the predicate " +
+        s"$predicate: $row. Every written row must match it; nothing was committed."
+    )
+
+  def replaceWhereWithDynamicOverwrite(table: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_OPTION",
+      s"Cannot write table $table with both replaceWhere and partitionOverwriteMode=dynamic: " +
+        "they overwrite different rows. Give one of them."
+    )
+
+  def overwriteConflict(table: String, what: String, detail: String): IndexTablesException =
+    error(
+      "INDEXTABLES_CONCURRENT_COMMIT",
+      s"Cannot commit the $what of table $table: another writer changed the rows it " +
+        s"replaces since the write began ($detail). Nothing was committed; run the write again."
+    )
+
   def partitioningMismatch(
       table: String,
       expected: Seq[String],

@@ -108,6 +108,12 @@ object IndexTablesOptions {
   /** Options under this prefix are the plugin's own plumbing, never user settings. */
   val InternalPrefix: String = "__indextables."
 
+  /**
+   * A read option naming, one per line, the only splits the read may see: a replaceWhere
+   * rewrites the rows of chosen splits through it.
+   */
+  val OnlySplitsOption: String = InternalPrefix + "read.onlySplits"
+
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
 

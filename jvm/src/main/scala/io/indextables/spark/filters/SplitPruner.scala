@@ -33,6 +33,18 @@ final class SplitPruner(
       FilterLogic.fold(f)(partitionOutcomes(partitionValues, _)).canBeTrue
     }
 
+  /**
+   * True if every filter is on partition columns only and is TRUE (not FALSE, not NULL) for
+   * these partition values: then every row of a split with these values satisfies them all.
+   */
+  def isTrueForPartition(partitionValues: Map[String, String], filters: Seq[Filter]): Boolean =
+    filters.forall { f =>
+      f.references.nonEmpty && allPartition(f) && {
+        val o = FilterLogic.fold(f)(partitionOutcomes(partitionValues, _))
+        o.canBeTrue && !o.canBeFalse && !o.canBeNull
+      }
+    }
+
   /** True if some row of `add` may satisfy every filter. */
   def mayMatch(add: AddAction, filters: Seq[Filter]): Boolean = filters.forall { f =>
     FilterLogic.fold(f) { leaf =>

@@ -109,9 +109,14 @@ final class IndexTables4SparkScanBuilder(
       timeZone,
       opts.get(IndexTablesConf.StatsTruncationMaxLength))
     val manifestPruner = new ManifestPruner(tableSchema, indexSchema.partitionColumns)
+    val only = opts.options.collectFirst {
+      case (k, v) if k.equalsIgnoreCase(IndexTablesOptions.OnlySplitsOption) =>
+        v.split("\n").filter(_.nonEmpty).toSet
+    }
     val files = snapshot.filesMatching(
       bounds => manifestPruner.mayMatch(bounds, allFilters),
       values => pruner.mayMatchPartition(values, allFilters))
+      .filter(a => only.forall(_.contains(a.path)))
     (files, files.filter(a => pruner.mayMatch(a, allFilters)))
   }
 

@@ -40,6 +40,10 @@ object LogRetention {
     versions.foreach { v =>
       store.delete(VersionFiles.path(logPath, v))
       store.delete(new Path(logPath, s".${VersionFiles.fileName(v)}.crc"))
+      store.delete(CommitInfo.path(logPath, v))
+      store.delete(new Path(
+        new Path(logPath, CommitInfo.DirName),
+        s".${VersionFiles.fileName(v)}.crc"))
     }
 
     val pointed = pointer.stateDir.filter(_ => pointer.isAvroState)

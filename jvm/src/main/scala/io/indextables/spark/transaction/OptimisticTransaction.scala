@@ -26,8 +26,10 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
    * Commits the actions that `buildActions` returns for the newest state and returns the version
    * written. For a new table (snapshot None) the actions must include a protocol and a metadata
    * action. Throws [[io.indextables.spark.exceptions.ConcurrentCommitException]] after `retry.maxAttempts` lost races.
+   * The operation and its `parameters` are recorded beside the version (see [[CommitInfo]]).
    */
-  def commit(operation: String)(buildActions: Option[Snapshot] => Seq[Action]): Long = {
+  def commit(operation: String, parameters: Map[String, String] = Map.empty)(
+      buildActions: Option[Snapshot] => Seq[Action]): Long = {
     var attempt = 1
     while (true) {
       val base = log.latestSnapshotOption()
@@ -38,6 +40,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       if (log.store.putIfAbsent(file, VersionFiles.encode(actions, compressed))) {
         log.recordCommit(base, version, actions)
         logger.info(s"Committed '$operation' as version $version of ${log.tablePath}")
+        recordInfo(version, CommitInfo(operation, parameters, System.currentTimeMillis()))
         CheckpointWriter.afterCommit(log, version)
         return version
       }
@@ -52,6 +55,15 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
     }
     throw new IllegalStateException("unreachable")
   }
+
+  /** The commit succeeded with its version file; its description is a label, never a failure. */
+  private def recordInfo(version: Long, info: CommitInfo): Unit =
+    try log.store.overwrite(CommitInfo.path(log.logPath, version), CommitInfo.encode(info))
+    catch {
+      case e: Exception =>
+        logger.warn(s"Version $version of ${log.tablePath} is committed, but its commit " +
+          s"info could not be written: ${e.getMessage}")
+    }
 
   private def validate(operation: String, base: Option[Snapshot], actions: Seq[Action]): Unit = {
     def invalid(reason: String) =

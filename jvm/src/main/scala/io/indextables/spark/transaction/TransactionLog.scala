@@ -98,6 +98,13 @@ final class TransactionLog private (
   /** The actions of version file `version` (history); throws if it cannot be read. */
   def actionsOf(version: Long): Seq[Action] = readVersion(version)
 
+  /** The operation recorded for `version`, when its writer recorded one (see [[CommitInfo]]). */
+  def commitInfo(version: Long): Option[CommitInfo] = {
+    val p = CommitInfo.path(logPath, version)
+    if (!store.exists(p)) None
+    else scala.util.Try(store.read(p)).toOption.flatMap(CommitInfo.decode)
+  }
+
   /** When version `version` was committed: its version file's modification time, epoch ms. */
   def commitTimestamp(version: Long): Long =
     store.modificationTime(VersionFiles.path(logPath, version))

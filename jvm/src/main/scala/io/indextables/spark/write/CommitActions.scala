@@ -8,11 +8,17 @@ import io.indextables.spark.transaction._
 /** The actions of one write's commit, rebuilt from the latest snapshot on every retry. */
 object CommitActions {
 
+  /**
+   * @param replacesTable whether the write replaces the whole table, schema and partitioning
+   *                      included (a full overwrite); otherwise the table's metadata stays
+   * @param removed       the live splits the write replaces
+   */
   def build(
       current: Option[Snapshot],
       plan: WritePlan,
       adds: Seq[AddAction],
-      overwrite: Boolean): Seq[Action] = {
+      replacesTable: Boolean,
+      removed: Seq[AddAction]): Seq[Action] = {
     val now = System.currentTimeMillis()
     // Schema deduplication: each distinct doc mapping is stored once in the metadata.
     val withRefs = adds.map { a =>
@@ -30,27 +36,20 @@ object CommitActions {
       (IndexTablesConf.TypemapPrefix + c) -> t
     }
 
-    val (header, removes) = current match {
-      case None =>
-        (Seq(ProtocolAction.current, newMetadata(plan, tableConfig ++ registry, now)), Nil)
-      case Some(snap) if overwrite =>
-        val rm = snap.allFiles.map(f =>
-          RemoveAction(
-            f.path,
-            Some(now),
-            dataChange = true,
-            Some(f.partitionValues),
-            Some(f.size)))
+    val removes = removed.map(f =>
+      RemoveAction(f.path, Some(now), dataChange = true, Some(f.partitionValues), Some(f.size)))
+    val header = current match {
+      case None => Seq(ProtocolAction.current, newMetadata(plan, tableConfig ++ registry, now))
+      case Some(snap) if replacesTable =>
         val kept = snap.metadata.configuration.filter(_._1.startsWith(SchemaHash.RegistryKeyPrefix))
-        val md = snap.metadata.copy(
+        Seq(snap.metadata.copy(
           schemaString = plan.writeSchema.json,
           partitionColumns = plan.indexSchema.partitionColumns,
-          configuration = kept ++ tableConfig ++ registry)
-        (Seq(md), rm)
+          configuration = kept ++ tableConfig ++ registry))
       case Some(snap) =>
         val missing = registry.filterNot { case (k, _) => snap.metadata.configuration.contains(k) }
-        if (missing.isEmpty) (Nil, Nil)
-        else (Seq(snap.metadata.copy(configuration = snap.metadata.configuration ++ missing)), Nil)
+        if (missing.isEmpty) Nil
+        else Seq(snap.metadata.copy(configuration = snap.metadata.configuration ++ missing))
     }
     header ++ removes ++ withRefs.map(_._1)
   }

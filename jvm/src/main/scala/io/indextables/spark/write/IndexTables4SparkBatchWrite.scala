@@ -1,48 +1,164 @@
 package io.indextables.spark.write
 
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.{Column, SparkSession}
 
-import io.indextables.spark.transaction.TransactionLog
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.filters.SplitPruner
+import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
 /**
  * The driver's side of one write: hands the plan to tasks, then commits every task's splits as
- * one new log version (removing all live files first when overwriting). On abort it deletes the
- * splits that tasks reported, and nothing else.
+ * one new log version, with the splits the [[WriteMode]] replaces removed in the same version.
+ * A replaceWhere first rewrites, in a Spark job of its own, the splits that hold rows on both
+ * sides of its predicate, keeping the rows it does not replace. The removals are decided against
+ * the snapshot the write was planned on; a commit that finds those splits gone, or new splits
+ * the write would have had to replace, fails rather than lose them. On failure or abort it
+ * deletes the splits this write made, and nothing else.
  *
- * @param log the table's transaction log, with the write's settings (driver side)
+ * @param base the table's snapshot when the write was planned (None for a new table)
+ * @param log  the table's transaction log, with the write's settings (driver side)
+ * @param fileSystemOptions the write's options that configure file access, for the rewrite's read
  */
 final class IndexTables4SparkBatchWrite(
+    tableName: String,
     plan: WritePlan,
-    overwrite: Boolean,
-    log: TransactionLog) extends BatchWrite {
+    mode: WriteMode,
+    base: Option[Snapshot],
+    log: TransactionLog,
+    fileSystemOptions: Map[String, String] = Map.empty) extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     new IndexTables4SparkDataWriterFactory(plan)
 
   override def useCommitCoordinator(): Boolean = true
 
+  private lazy val tableSchema: StructType = plan.writeSchema
+  private lazy val pruner = new SplitPruner(
+    tableSchema,
+    plan.indexSchema.partitionColumns,
+    plan.timeZone,
+    plan.statsTruncateAt)
+
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
-    val adds = messages.toSeq.flatMap {
-      case IndexTablesCommitMessage(a) => a
-      case _ => Nil
-    }
-    val operation = if (overwrite) "OVERWRITE" else "WRITE"
+    val adds = addsOf(messages.toSeq)
+    var kept: Seq[AddAction] = Nil
     try {
-      log.startTransaction().commit(operation) { current =>
-        CommitActions.build(current, plan, adds, overwrite)
+      val (whole, rewritten) = mode match {
+        case rw: WriteMode.ReplaceWhere => touched(rw)
+        case _ => (Nil, Nil)
+      }
+      kept = mode match {
+        case rw: WriteMode.ReplaceWhere if rewritten.nonEmpty => keepRows(rw, rewritten)
+        case _ => Nil
+      }
+      // The first version of a table is its creation, whatever the write's mode.
+      val operation = if (base.isEmpty) "CREATE" else mode.operation
+      log.startTransaction().commit(operation, mode.parameters) { current =>
+        val removed = mode match {
+          case WriteMode.Append => Nil
+          case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
+          case rw: WriteMode.ReplaceWhere =>
+            unchanged(current, whole ++ rewritten, f => pruner.mayMatch(f, rw.filters))
+            whole ++ rewritten
+          case WriteMode.DynamicPartitions =>
+            val partitions = adds.map(_.partitionValues).toSet
+            unchanged(current, Nil, f => partitions.contains(f.partitionValues))
+            current.toSeq.flatMap(_.allFiles).filter(f => partitions.contains(f.partitionValues))
+        }
+        CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
       }
     } catch {
       case e: Throwable =>
         abort(messages)
+        delete(kept)
         throw e
     }
   }
 
-  override def abort(messages: Array[WriterCommitMessage]): Unit = {
+  override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))
+
+  private def addsOf(messages: Seq[WriterCommitMessage]): Seq[AddAction] = messages.flatMap {
+    case IndexTablesCommitMessage(a) => a
+    case _ => Nil
+  }
+
+  private def delete(adds: Seq[AddAction]): Unit = {
     val uploader = new SplitUploader(plan)
-    messages.foreach {
-      case IndexTablesCommitMessage(a) => a.foreach(add => uploader.delete(add.path))
-      case _ =>
+    adds.foreach(add => uploader.delete(add.path))
+  }
+
+  /**
+   * The live splits of `base` a replaceWhere touches: those whose rows all match (a predicate on
+   * partition columns that is TRUE for the split's values), removed whole; and those that may
+   * hold a matching row beside others, rewritten.
+   */
+  private def touched(rw: WriteMode.ReplaceWhere): (Seq[AddAction], Seq[AddAction]) = {
+    val files = base.toSeq.flatMap(_.allFiles)
+    val onPartitions = rw.filters.forall(_.references.forall(plan.indexSchema.isPartitionColumn))
+    val whole =
+      files.filter(f => onPartitions && pruner.isTrueForPartition(f.partitionValues, rw.filters))
+    val rest = files.filterNot(whole.toSet).filter(f => pruner.mayMatch(f, rw.filters))
+    (whole, rest)
+  }
+
+  /**
+   * Fails the commit when a split this write replaces is no longer live in `current`, or when a
+   * split committed since `base` is one it would have had to replace (`replaces`).
+   */
+  private def unchanged(
+      current: Option[Snapshot],
+      removing: Seq[AddAction],
+      replaces: AddAction => Boolean): Unit = {
+    val live = current.toSeq.flatMap(_.allFiles)
+    val livePaths = live.map(_.path).toSet
+    removing.find(f => !livePaths.contains(f.path)).foreach { f =>
+      throw IndexTablesErrors.overwriteConflict(
+        tableName,
+        mode.operation.toLowerCase,
+        s"split ${f.path} was removed")
     }
+    val known = base.toSeq.flatMap(_.allFiles).map(_.path).toSet
+    live.find(f => !known.contains(f.path) && replaces(f)).foreach { f =>
+      throw IndexTablesErrors.overwriteConflict(
+        tableName,
+        mode.operation.toLowerCase,
+        s"split ${f.path} was added")
+    }
+  }
+
+  /**
+   * Writes the rows of `splits` that the predicate does not replace (where it is FALSE or NULL)
+   * into new splits, read from the planned snapshot, without committing them.
+   */
+  private def keepRows(rw: WriteMode.ReplaceWhere, splits: Seq[AddAction]): Seq[AddAction] = {
+    val spark = SparkSession.active
+    val snapshot = base.getOrElse(throw new IllegalStateException("a rewrite needs a table"))
+    val columns =
+      plan.writeSchema.fieldNames.toSeq.map(n => new Column(UnresolvedAttribute(Seq(n))))
+    val rows = spark.read.format("indextables")
+      .options(fileSystemOptions)
+      .option("versionAsOf", snapshot.version.toString)
+      .option(IndexTablesOptions.OnlySplitsOption, splits.map(_.path).mkString("\n"))
+      .load(plan.tablePath)
+      .where(ReplaceWhereRows.kept(rw.filters))
+      .select(columns: _*)
+    val keepPlan = plan.copy(rowCheck = None)
+    val written = rows.queryExecution.toRdd.mapPartitionsWithIndex { (i, it) =>
+      val writer = new IndexTables4SparkDataWriter(keepPlan, i, TaskContext.get().taskAttemptId())
+      try {
+        it.foreach(writer.write)
+        Iterator(writer.commit())
+      } catch {
+        case e: Throwable =>
+          writer.abort()
+          throw e
+      } finally writer.close()
+    }.collect()
+    addsOf(written.toSeq)
   }
 }

@@ -7,8 +7,10 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.Predicate
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.AddAction
 
 /** What one task wrote: the add actions of its splits, already moved into the table. */
@@ -40,8 +42,18 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
   }
   private val uploader = new SplitUploader(plan)
   private val added = ArrayBuffer.empty[AddAction]
+  private val check = plan.rowCheck.map(c => (c, Predicate.createInterpreted(c.bound)))
 
-  override def write(row: InternalRow): Unit = upload(splitWriter.write(row))
+  override def write(row: InternalRow): Unit = {
+    check.foreach { case (c, p) =>
+      if (!p.eval(row)) throw IndexTablesErrors.replaceWhereViolation(
+        c.table,
+        c.predicate,
+        row.toSeq(plan.writeSchema).zip(plan.writeSchema.fieldNames)
+          .map { case (v, n) => s"$n=$v" }.mkString("[", ", ", "]").take(500))
+    }
+    upload(splitWriter.write(row))
+  }
 
   override def commit(): WriterCommitMessage = {
     upload(splitWriter.finish())

@@ -5,7 +5,8 @@ import java.util.Locale
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsTruncate, Write, WriteBuilder}
+import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsDynamicOverwrite, SupportsOverwrite, Write, WriteBuilder}
+import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
@@ -15,8 +16,10 @@ import io.indextables.spark.transaction.{Snapshot, TransactionLog}
 import io.indextables.spark.util.SerializableHadoopConf
 
 /**
- * Plans a write on the driver: checks the data against the table (types, schema, partitioning,
- * index types) before any task starts, so bad input fails with nothing written.
+ * Plans a write on the driver: decides which rows it replaces ([[WriteMode]]: append, the whole
+ * table, the rows of a replaceWhere predicate, or the partitions written), and checks the data
+ * against the table (types, schema, partitioning, index types) before any task starts, so bad
+ * input fails with nothing written.
  *
  * @param tableName        the table's name, for messages
  * @param existing         the table's latest snapshot, None for a new table
@@ -29,15 +32,68 @@ final class IndexTables4SparkWriteBuilder(
     existing: Option[Snapshot],
     resolveOptions: Map[String, String] => IndexTablesOptions,
     info: LogicalWriteInfo)
-    extends WriteBuilder with SupportsTruncate {
+    extends WriteBuilder with SupportsOverwrite with SupportsDynamicOverwrite {
+  import IndexTables4SparkWriteBuilder._
 
-  private var overwrite = false
+  private var request: Request = AppendRequest
 
-  override def truncate(): WriteBuilder = { overwrite = true; this }
+  override def truncate(): WriteBuilder = { request = TruncateRequest; this }
+
+  override def overwrite(filters: Array[Filter]): WriteBuilder = {
+    request =
+      if (filters.forall(_.isInstanceOf[AlwaysTrue])) TruncateRequest
+      else FilterRequest(filters.toSeq)
+    this
+  }
+
+  override def overwriteDynamicPartitions(): WriteBuilder = {
+    request = DynamicRequest
+    this
+  }
 
   override def build(): Write = new Write {
-    override def description(): String = s"IndexTablesWrite($tableName, overwrite=$overwrite)"
+    override def description(): String = s"IndexTablesWrite($tableName, $request)"
     override def toBatch: BatchWrite = planBatchWrite()
+  }
+
+  /**
+   * The rows this write replaces. An overwrite by the save path (a truncate) becomes a
+   * replaceWhere with the `replaceWhere` option, and a dynamic partition overwrite with
+   * `partitionOverwriteMode=dynamic` as an option or in the session (the option wins), on a
+   * partitioned table; the DataSource V2 overwrites say which they are.
+   */
+  private def writeMode(spark: SparkSession, options: Map[String, String]): WriteMode = {
+    def option(key: String) =
+      options.collectFirst { case (k, v) if k.equalsIgnoreCase(key) => v.trim }
+    val partitioned = existing.exists(_.metadata.partitionColumns.nonEmpty)
+    request match {
+      case AppendRequest => WriteMode.Append
+      case FilterRequest(filters) =>
+        WriteMode.ReplaceWhere(filters.map(_.toString).mkString(" AND "), filters)
+      case DynamicRequest =>
+        if (partitioned) WriteMode.DynamicPartitions else WriteMode.Truncate
+      case TruncateRequest =>
+        val dynamicOption = option(PartitionOverwriteModeOption).map { v =>
+          v.toLowerCase(Locale.ROOT) match {
+            case "dynamic" => true
+            case "static" => false
+            case _ => throw IndexTablesErrors.invalidOption(
+                PartitionOverwriteModeOption,
+                v,
+                "static or dynamic")
+          }
+        }
+        val dynamic = dynamicOption.getOrElse(
+          spark.sessionState.conf.partitionOverwriteMode.toString.equalsIgnoreCase("dynamic"))
+        option(ReplaceWhereOption) match {
+          case Some(_) if dynamicOption.contains(true) =>
+            throw IndexTablesErrors.replaceWhereWithDynamicOverwrite(tableName)
+          case Some(predicate) =>
+            ReplaceWhereRows.parse(spark, tableName, predicate, info.schema())
+          case None if dynamic && partitioned => WriteMode.DynamicPartitions
+          case None => WriteMode.Truncate
+        }
+    }
   }
 
   private def planBatchWrite(): BatchWrite = {
@@ -45,12 +101,15 @@ final class IndexTables4SparkWriteBuilder(
     val writeOptions = info.options().asCaseSensitiveMap().asScala.toMap
     val opts = resolveOptions(writeOptions)
     val dataSchema = info.schema()
+    val mode = writeMode(spark, writeOptions)
+    // Only a whole-table overwrite may change the table's schema, partitioning and index types.
+    val replacesTable = mode == WriteMode.Truncate
     val partitionColumns = existing match {
-      case Some(snap) if !overwrite => snap.metadata.partitionColumns
+      case Some(snap) if !replacesTable => snap.metadata.partitionColumns
       case _ => requestedPartitionColumns
     }
     val typemap = existing match {
-      case Some(snap) if !overwrite =>
+      case Some(snap) if !replacesTable =>
         checkAppendSchema(snap.metadata.schemaString, dataSchema)
         val recorded = IndexTablesOptions.recordedTypemap(snap.metadata.configuration)
         opts.typemap.foreach { case (c, t) =>
@@ -63,6 +122,11 @@ final class IndexTables4SparkWriteBuilder(
     val indexSchema = TableIndexSchema.resolve(dataSchema, partitionColumns, typemap)
     val decision = WritePathSelector.select(indexSchema)
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions)
+    val rowCheck = mode match {
+      case WriteMode.ReplaceWhere(predicate, filters) =>
+        Some(RowCheck(tableName, predicate, ReplaceWhereRows.bound(spark, filters, dataSchema)))
+      case _ => None
+    }
     val plan = WritePlan(
       tablePath = tablePath,
       hadoopConf = new SerializableHadoopConf(hadoopConf),
@@ -73,12 +137,16 @@ final class IndexTables4SparkWriteBuilder(
       heapSize = opts.get(IndexTablesConf.WriterHeapSize),
       batchRows = opts.get(IndexTablesConf.ArrowBatchRows),
       maxRowsPerSplit = opts.get(IndexTablesConf.MaxRowsPerSplit),
-      statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength)
+      statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength),
+      rowCheck = rowCheck
     )
     new IndexTables4SparkBatchWrite(
+      tableName,
       plan,
-      overwrite,
-      TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions))
+      mode,
+      existing,
+      TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions),
+      opts.fileSystemOptions)
   }
 
   private def checkAppendSchema(tableSchemaJson: String, data: StructType): Unit = {
@@ -89,4 +157,16 @@ final class IndexTables4SparkWriteBuilder(
       throw IndexTablesErrors.schemaMismatch(tableName, tableSchema.simpleString, data.simpleString)
     }
   }
+}
+
+object IndexTables4SparkWriteBuilder {
+  val ReplaceWhereOption = "replaceWhere"
+  val PartitionOverwriteModeOption = "partitionOverwriteMode"
+
+  /** What Spark asked of the builder. */
+  private sealed trait Request
+  private case object AppendRequest extends Request
+  private case object TruncateRequest extends Request
+  private final case class FilterRequest(filters: Seq[Filter]) extends Request
+  private case object DynamicRequest extends Request
 }

@@ -1,5 +1,6 @@
 package io.indextables.spark.write
 
+import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.schema.TableIndexSchema
@@ -8,6 +9,8 @@ import io.indextables.spark.util.SerializableHadoopConf
 /**
  * Everything a write's tasks need, decided on the driver before any file is written and shipped
  * to executors. Immutable.
+ *
+ * @param rowCheck a predicate every written row must satisfy (replaceWhere), if any
  */
 final case class WritePlan(
     tablePath: String,
@@ -19,4 +22,12 @@ final case class WritePlan(
     heapSize: Long,
     batchRows: Int,
     maxRowsPerSplit: Long,
-    statsTruncateAt: Int)
+    statsTruncateAt: Int,
+    rowCheck: Option[RowCheck] = None)
+
+/**
+ * A predicate, bound to the write schema, that every written row must satisfy.
+ *
+ * @param predicate the predicate as the user gave it, for the error
+ */
+final case class RowCheck(table: String, predicate: String, bound: Expression)

@@ -57,6 +57,9 @@ class LogRetentionSuite extends AnyFunSuite with BeforeAndAfterEach {
       assert(names(dir).filter(_.endsWith(".json")) ===
         Set(VersionFiles.fileName(8), VersionFiles.fileName(9)))
       assert(names(dir).filter(_.startsWith("state-v")) === Set(LastCheckpoint.stateDirName(8)))
+      // The commit records of deleted versions go with them.
+      assert(names(dir, CommitInfo.DirName).filter(_.endsWith(".json")) ===
+        Set(VersionFiles.fileName(8), VersionFiles.fileName(9)))
       val referenced = state.AvroStateReader
         .readManifest(log.store, log.logPath, LastCheckpoint.stateDirName(8))
         .manifests.map(_.path.stripPrefix("manifests/")).toSet
