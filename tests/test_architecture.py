@@ -52,7 +52,7 @@ LAYERS: list[set[str]] = [
     {"config", "filters"},
     {"read", "write", "expressions"},
     {"core"},
-    {"catalyst", "sql"},
+    {"catalyst", "sql", "catalog"},
     {"extensions"},
 ]
 

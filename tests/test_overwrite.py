@@ -208,3 +208,47 @@ def test_a_static_overwrite_still_replaces_the_table_and_says_so(
     first = _history(spark, tmp_table)[-1]
     assert first.version == 0 and first.operation == "CREATE"
     assert first.operation_parameters == {"mode": "Append"}
+
+
+def test_datasource_v2_writes_on_a_path_table(
+    spark: SparkSession, days: DataFrame, tmp_table: str
+) -> None:
+    write_table(days, tmp_table, partition_by=("day",), options=TEXT)
+    name = f"indextables.`{tmp_table}`"
+    extra = spark.createDataFrame(_rows(5000, 5, dt.date(2024, 1, 3), ("INFO",)), SCHEMA)
+    extra.writeTo(name).append()
+    expected = days.unionByName(extra)
+    assert_same_rows(spark.table(name), expected)
+    assert _history(spark, tmp_table)[0].operation == "WRITE"
+
+    # overwrite(condition) replaces the rows the condition holds for, as replaceWhere does.
+    first = F.lit(dt.date(2024, 1, 1))
+    new = spark.createDataFrame(_rows(6000, 4, dt.date(2024, 1, 1), ("WARN",)), SCHEMA)
+    new.writeTo(name).overwrite(F.col("day") == first)
+    expected = expected.filter(F.col("day") != first).unionByName(new)
+    assert_same_rows(read_table(spark, tmp_table), expected)
+    assert _history(spark, tmp_table)[0].operation == "REPLACE WHERE"
+
+    # overwritePartitions() replaces the partitions the rows fall in.
+    second = F.lit(dt.date(2024, 1, 2))
+    newer = spark.createDataFrame(_rows(7000, 3, dt.date(2024, 1, 2), ("DEBUG",)), SCHEMA)
+    newer.writeTo(name).overwritePartitions()
+    expected = expected.filter(F.col("day") != second).unionByName(newer)
+    assert_same_rows(read_table(spark, tmp_table), expected)
+    assert _history(spark, tmp_table)[0].operation == "OVERWRITE PARTITIONS"
+
+    # A row the condition does not hold for fails the write; nothing is committed.
+    versions = len(_history(spark, tmp_table))
+    with pytest.raises(Exception) as info:
+        newer.writeTo(name).overwrite(F.col("day") == first)
+    assert "INDEXTABLES_REPLACE_WHERE_VIOLATION" in error_text(info.value)
+    assert len(_history(spark, tmp_table)) == versions
+    assert_same_rows(read_table(spark, tmp_table), expected)
+
+
+def test_a_path_name_without_a_table_is_not_found(spark: SparkSession, tmp_path: Path) -> None:
+    missing = tmp_path / "nothing"
+    with pytest.raises(Exception) as info:
+        spark.table(f"indextables.`{missing}`").collect()
+    text = error_text(info.value)
+    assert "INDEXTABLES_TABLE_NOT_FOUND" in text and str(missing) in text, text

@@ -66,6 +66,15 @@ def test_configure_spark_appends_the_extensions_to_existing_ones_once() -> None:
     ]
 
 
+def test_configure_spark_sets_the_session_catalog_unless_one_is_set() -> None:
+    builder = indextables.configure_spark(SparkSession.builder)
+    assert builder._options["spark.sql.catalog.spark_catalog"] == indextables.CATALOG_CLASS
+    delta = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+    other = SparkSession.builder.config("spark.sql.catalog.spark_catalog", delta)
+    indextables.configure_spark(other)
+    assert other._options["spark.sql.catalog.spark_catalog"] == delta
+
+
 def test_session_has_the_plugin_jar_on_its_classpath(spark: SparkSession) -> None:
     jars = spark.sparkContext.getConf().get("spark.jars", "")
     assert indextables.jar_path() in jars.split(",")

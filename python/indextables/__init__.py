@@ -3,6 +3,7 @@
 from indextables._version import __version__
 from indextables.exceptions import IndexTablesError, convert_exception
 from indextables.session import (
+    CATALOG_CLASS,
     EXTENSIONS_CLASS,
     SPARK_SETTINGS,
     configure_spark,
@@ -10,6 +11,7 @@ from indextables.session import (
 )
 
 __all__ = [
+    "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
     "SPARK_SETTINGS",
     "IndexTablesError",

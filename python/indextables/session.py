@@ -11,13 +11,25 @@ from pyspark.sql import SparkSession
 
 from indextables._version import __version__
 
-__all__ = ["EXTENSIONS_CLASS", "JAR_NAME", "SPARK_SETTINGS", "configure_spark", "jar_path"]
+__all__ = [
+    "CATALOG_CLASS",
+    "EXTENSIONS_CLASS",
+    "JAR_NAME",
+    "SPARK_SETTINGS",
+    "configure_spark",
+    "jar_path",
+]
 
 JAR_NAME: Final[str] = f"indextables-spark-assembly-{__version__}.jar"
 """File name of the assembly JAR; its version is the package's version."""
 
 EXTENSIONS_CLASS: Final[str] = "io.indextables.spark.extensions.IndexTables4SparkExtensions"
 """The plugin's SparkSessionExtensions class (SQL `indexquery` and friends)."""
+
+CATALOG_CLASS: Final[str] = "io.indextables.spark.catalog.IndexTablesCatalog"
+"""The session catalog that resolves `indextables.`/path`` (DataSource V2 writes, SQL)."""
+
+_CATALOG_KEY: Final[str] = "spark.sql.catalog.spark_catalog"
 
 _JAR_PLACEHOLDER: Final[str] = "{jar}"
 
@@ -57,6 +69,7 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     The session is not started. `spark.jars` keeps any JARs the builder already names and
     gains the shipped plugin JAR, and `spark.sql.extensions` keeps any extensions already set
     and gains EXTENSIONS_CLASS (each once, however often this is called).
+    `spark.sql.catalog.spark_catalog` becomes CATALOG_CLASS unless the builder sets it already.
 
     >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """
@@ -71,6 +84,9 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
         if key in _LIST_SETTINGS:
             value = _append_to_list(options.get(key), value)
         builder = builder.config(key, value)
+    # One session catalog only: another one set there (Delta's, say) is kept.
+    if _CATALOG_KEY not in options:
+        builder = builder.config(_CATALOG_KEY, CATALOG_CLASS)
     return builder
 
 

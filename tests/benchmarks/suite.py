@@ -869,7 +869,9 @@ def _query_lines(r: dict[str, Any], key: str, title: str) -> list[str]:
         it, warm, pq = q["indextables"], q["indextables_warm"], q["parquet"]
         cq = q.get("ceiling") or {}
         ideal = _fmt_t(cq["ideal"]) if "ideal" in cq else "–"
-        prod = _fmt_t(cq["product_query"]) if "product_query" in cq else "(match_all)"
+        prod = (
+            _fmt_t(cq["product_query"]) if "product_query" in cq else ("(match_all)" if cq else "–")
+        )
         goal = (
             f"{'yes' if q['goal_met'] else 'no'} (budget {q['goal_budget_s']:.3f})"
             if "goal_met" in q

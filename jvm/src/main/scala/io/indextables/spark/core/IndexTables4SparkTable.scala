@@ -90,10 +90,16 @@ class IndexTables4SparkTable(
 object IndexTables4SparkTable {
   val ReadCapabilities: util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
 
-  /** Only for the table object the save path builds (see IndexTables4SparkTableProvider). */
+  /**
+   * Only for the table objects the save path and the catalog build (see
+   * IndexTables4SparkTableProvider and catalog.IndexTablesCatalog).
+   */
   val WriteCapabilities: util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
     TableCapability.BATCH_WRITE,
     TableCapability.TRUNCATE,
-    TableCapability.ACCEPT_ANY_SCHEMA).asJava
+    TableCapability.OVERWRITE_BY_FILTER,
+    TableCapability.OVERWRITE_DYNAMIC,
+    TableCapability.ACCEPT_ANY_SCHEMA
+  ).asJava
 }
