@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.util.BoundedCache
 
 /**
  * Checks a split's footer in the JVM before tantivy4java opens it. The native reader trusts the
@@ -45,20 +46,15 @@ object SplitFileCheck {
     // The same file (path, length and modification time) with the same footer offsets was
     // checked already in this JVM.
     val key = s"$where|$length|${status.getModificationTime}|$footerStart|$footerEnd"
-    if (!verified.synchronized(verified.containsKey(key))) {
+    verified.getOrElseUpdate(key) {
       checkFooter(fs, path, footerStart, footerEnd, bad)
-      verified.synchronized(verified.put(key, java.lang.Boolean.TRUE))
+      java.lang.Boolean.TRUE
     }
     key
   }
 
-  private val MaxRemembered = 100000
-
-  // The footers checked so far, least recently used first.
-  private val verified = new java.util.LinkedHashMap[String, java.lang.Boolean](1024, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[String, java.lang.Boolean]): Boolean =
-      size() > MaxRemembered
-  }
+  // The footers checked so far, by file identity.
+  private val verified = new BoundedCache[String, java.lang.Boolean](100000)
 
   private def checkFooter(
       fs: FileSystem,

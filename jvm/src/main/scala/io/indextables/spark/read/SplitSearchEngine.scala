@@ -5,6 +5,7 @@ import scala.collection.JavaConverters._
 import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.util.BoundedCache
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 
@@ -130,10 +131,7 @@ object SplitSearchEngine {
   }
 
   // The answers of singleSegmentDocs by split identity (they never change for one identity).
-  private val singleSegment = new java.util.LinkedHashMap[String, Option[Long]](64, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[String, Option[Long]]): Boolean =
-      size() > 100000
-  }
+  private val singleSegment = new BoundedCache[String, Option[Long]](100000)
 
   /**
    * For a local split (checked by [[check]]) that holds exactly one segment, no deleted
@@ -143,14 +141,9 @@ object SplitSearchEngine {
    */
   def singleSegmentDocs(checked: CheckedSplit, split: SplitInputPartition): Option[Long] =
     if (checked.where.contains("://") || split.numRecords.isEmpty) None
-    else {
-      val key = s"${checked.identity}|${split.numRecords}"
-      singleSegment.synchronized(Option(singleSegment.get(key))).getOrElse {
-        val answer = countSingleSegment(checked.where, split)
-        singleSegment.synchronized(singleSegment.put(key, answer))
-        answer
-      }
-    }
+    else
+      singleSegment.getOrElseUpdate(s"${checked.identity}|${split.numRecords}")(
+        countSingleSegment(checked.where, split))
 
   private def countSingleSegment(where: String, split: SplitInputPartition): Option[Long] =
     try {

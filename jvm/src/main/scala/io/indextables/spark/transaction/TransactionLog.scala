@@ -8,6 +8,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.util.BoundedCache
 
 /**
  * The handle of one table's transaction log at `<tablePath>/_transaction_log`: lists and reads
@@ -281,14 +282,7 @@ object TransactionLog {
     @volatile var cached: Option[Snapshot] = None
   }
 
-  private val cache = new java.util.LinkedHashMap[(String, Map[String, String]), SharedState](
-    16,
-    0.75f,
-    true) {
-    override def removeEldestEntry(
-        e: java.util.Map.Entry[(String, Map[String, String]), SharedState]): Boolean =
-      size() > CacheSize
-  }
+  private val cache = new BoundedCache[(String, Map[String, String]), SharedState](CacheSize)
 
   /**
    * A handle of the table at `tablePath` (qualified against its file system) that works with
@@ -303,16 +297,10 @@ object TransactionLog {
     val raw = new Path(tablePath)
     val qualified = raw.getFileSystem(hadoopConf).makeQualified(raw)
     val key = (qualified.toString, fileSystemOptions)
-    val shared = cache.synchronized {
-      Option(cache.get(key)).getOrElse {
-        val state = new SharedState
-        cache.put(key, state)
-        state
-      }
-    }
+    val shared = cache.getOrElseUpdate(key)(new SharedState)
     new TransactionLog(qualified, hadoopConf, settings, shared)
   }
 
   /** Drops every cached state (tests, or after a table was deleted and re-created). */
-  def clearCache(): Unit = cache.synchronized(cache.clear())
+  def clearCache(): Unit = cache.clear()
 }

@@ -32,28 +32,15 @@ final class SerializableHadoopConf(@transient private var conf: Configuration)
     val digest = in.readUTF()
     val bytes = new Array[Byte](in.readInt())
     in.readFully(bytes)
-    conf = SerializableHadoopConf.decoded(digest).getOrElse {
-      SerializableHadoopConf.remember(digest, SerializableHadoopConf.decode(bytes))
-    }
+    conf =
+      SerializableHadoopConf.decoded.getOrElseUpdate(digest)(SerializableHadoopConf.decode(bytes))
   }
 }
 
 object SerializableHadoopConf {
 
-  private val MaxDecoded = 8
-
-  // By the digest of their serialized form, least recently used first.
-  private val cache = new java.util.LinkedHashMap[String, Configuration](16, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[String, Configuration]): Boolean =
-      size() > MaxDecoded
-  }
-
-  private def decoded(digest: String): Option[Configuration] =
-    cache.synchronized(Option(cache.get(digest)))
-
-  /** The configuration decoded first under `digest`, so that every task shares one instance. */
-  private def remember(digest: String, conf: Configuration): Configuration =
-    cache.synchronized(Option(cache.putIfAbsent(digest, conf)).getOrElse(conf))
+  // Decoded configurations by the digest of their serialized form: every task shares one.
+  private val decoded = new BoundedCache[String, Configuration](8)
 
   private def encode(conf: Configuration): Array[Byte] = {
     val buffer = new ByteArrayOutputStream()
