@@ -77,6 +77,21 @@ def test_replace_where_on_a_partition_column_replaces_that_partition_only(
     assert {str(p) for p in others} <= live
 
 
+def test_replace_where_literals_are_cast_to_the_column_type_as_spark_casts_them(
+    spark: SparkSession, days: DataFrame, tmp_table: str
+) -> None:
+    """`day = '2024-01-02'` on a date column and `id < '1010'` on a long column, as in Delta."""
+    write_table(days, tmp_table, partition_by=("day",))
+    new = spark.createDataFrame(_rows(5000, 10, dt.date(2024, 1, 2), ("WARN",)), SCHEMA)
+    write_table(new, tmp_table, mode="overwrite", options={"replaceWhere": "day = '2024-01-02'"})
+    expected = days.filter(F.col("day") != F.lit(dt.date(2024, 1, 2))).unionByName(new)
+    assert_same_rows(read_table(spark, tmp_table), expected)
+    low = spark.createDataFrame(_rows(1000, 5, dt.date(2024, 1, 2), ("INFO",)), SCHEMA)
+    write_table(low, tmp_table, mode="overwrite", options={"replaceWhere": "id < '1010'"})
+    expected = expected.filter(F.col("id") >= 1010).unionByName(low)
+    assert_same_rows(read_table(spark, tmp_table), expected)
+
+
 def test_replace_where_on_a_data_column_keeps_the_other_rows_of_mixed_splits(
     spark: SparkSession, days: DataFrame, tmp_table: str
 ) -> None:
