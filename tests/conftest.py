@@ -9,6 +9,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 import indextables
+from helpers import session_builder
 from logdata import LOGS_SCHEMA, generate_logs
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -20,15 +21,7 @@ LOGS_SEED = 20240301
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     warehouse = tmp_path_factory.mktemp("warehouse")
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("indextables-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.memory", "2g")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.warehouse.dir", str(warehouse))
-    )
+    builder = session_builder("indextables-tests", {"spark.sql.warehouse.dir": str(warehouse)})
     session = indextables.configure_spark(builder).getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     yield session

@@ -17,6 +17,7 @@ __all__ = [
     "plan_nodes",
     "read_table",
     "scan_node",
+    "session_builder",
     "split_files",
     "write_table",
 ]
@@ -130,6 +131,22 @@ def error_text(error: BaseException) -> str:
     if stack:
         parts.append(str(stack))
     return "\n".join(parts)
+
+
+def session_builder(app_name: str, conf: dict[str, str] | None = None) -> SparkSession.Builder:
+    """The local Spark session every suite (and every writer process a test starts) runs in,
+    before configure_spark: two cores, no UI, UTC, small shuffles."""
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    return builder
 
 
 def write_table(
