@@ -113,10 +113,11 @@ def test_each_typed_column_filters_like_spark(
 @pytest.mark.parametrize(
     ("ddl", "rows", "type_names"),
     [
-        ("id long, counts map<string,int>", [(1, {"a": 1})], ("map<string,int>", "maptype", "map")),
+        ("id long, counts map<int,int>", [(1, {1: 1})], ("map<int,int>", "maptype", "map")),
+        ("id long, amount decimal(20,2)", [(1, None)], ("decimal(20,2)",)),
         ("id long, small short", [(1, 7)], ("smallint", "short", "shorttype")),
     ],
-    ids=["map", "short"],
+    ids=["map-with-int-keys", "wide-decimal", "short"],
 )
 def test_unsupported_type_fails_before_writing_and_names_column_and_type(
     spark: SparkSession,

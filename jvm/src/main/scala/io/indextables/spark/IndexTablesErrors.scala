@@ -28,6 +28,17 @@ object IndexTablesErrors {
       "INDEXTABLES_INVALID_OPTION",
       s"Invalid value '$value' for option '$key': expected $expected.")
 
+  def unknownWriteOption(key: String, closeMatches: Seq[String]): IndexTablesException = {
+    val hint =
+      if (closeMatches.isEmpty) "No known option is close to it."
+      else s"Did you mean ${closeMatches.mkString(", ")}?"
+    error(
+      "INDEXTABLES_UNKNOWN_OPTION",
+      s"Unknown write option '$key': IndexTables has no such setting. $hint Set " +
+        "spark.indextables.write.strictOptions=false to ignore unknown options."
+    )
+  }
+
   // Transaction log
 
   def versionNotFound(tablePath: Path, version: Long, file: String, latest: Option[Long])
@@ -129,8 +140,8 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_UNSUPPORTED_TYPE",
       s"Column '$column' has type ${dataType.simpleString}, which IndexTables cannot index. " +
-        "Supported: string, long, int, double, float, boolean, date, timestamp, decimal, binary, " +
-        "struct and array of these. Cast the column or drop it before writing."
+        "Supported: string, long, int, double, float, boolean, date, timestamp, decimal (up to " +
+        "precision 15), binary, and struct, array and map (string keys) of these. Cast the column or drop it before writing."
     )
 
   def unsupportedPartitioning(transform: String): IndexTablesException =
@@ -149,7 +160,7 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_INVALID_TYPEMAP",
       s"Unknown index type '$value' for column '$column' in spark.indextables.indexing.typemap." +
-        s"$column: use string, text or json."
+        s"$column: use string, text, json or ip."
     )
 
   def indexTypeNeedsString(
@@ -161,21 +172,57 @@ object IndexTablesErrors {
       s"Column '$column' is of type ${dataType.simpleString}; index type '$indexType' applies to " +
         "string columns only.")
 
-  def typemapForMissingColumn(column: String): IndexTablesException =
+  def indexingOptionForMissingColumn(key: String, column: String): IndexTablesException =
     error(
       "INDEXTABLES_INVALID_TYPEMAP",
-      s"spark.indextables.indexing.typemap.$column names a column that the data does not have.")
+      s"$key names column '$column', which the data does not have.")
 
   def partitionColumnMissing(column: String): IndexTablesException =
     error(
       "INDEXTABLES_PARTITION_COLUMN_MISSING",
       s"Partition column '$column' is not a column of the data.")
 
-  def typemapOnPartitionColumn(column: String): IndexTablesException =
+  def indexingOnPartitionColumn(key: String, column: String): IndexTablesException =
     error(
       "INDEXTABLES_INVALID_TYPEMAP",
-      s"spark.indextables.indexing.typemap.$column applies to a partition column; partition " +
-        "values live in directory names and the log, not in the index. Remove the option."
+      s"$key applies to partition column '$column'; partition values live in directory names " +
+        "and the log, not in the index. Remove the option."
+    )
+
+  /** An indexing option the index cannot honour, with why. */
+  def invalidIndexing(key: String, why: String): IndexTablesException =
+    error("INDEXTABLES_INVALID_TYPEMAP", s"Invalid indexing option $key: $why.")
+
+  /** A split's doc mapping that does not describe the table's columns. */
+  def invalidDocMapping(why: String): IndexTablesException =
+    error("INDEXTABLES_INVALID_DOC_MAPPING", s"A split's doc mapping cannot be read: $why.")
+
+  def invalidIpAddress(column: String, value: String, canonical: Option[String])
+      : IndexTablesException = {
+    val why = canonical match {
+      case Some(c) => s"write it as '$c', the one form the index gives back"
+      case None => "it is not an IPv4 or IPv6 address"
+    }
+    error(
+      "INDEXTABLES_INVALID_IP",
+      s"Column '$column' is indexed as ip, and '$value' cannot be written to it: $why.")
+  }
+
+  def filterOnIndexOnlyColumn(filter: String, column: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INDEX_ONLY_FILTER",
+      s"The filter $filter needs the values of column '$column', which the table indexes but " +
+        "does not store (spark.indextables.indexing.indexonlyfields), and the index cannot " +
+        "answer it exactly. Filter that column with conditions the index answers (=, IN, " +
+        "ranges on fast fields, IS NULL) or with indexquery."
+    )
+
+  def decimalTooPrecise(column: String, dataType: DataType): IndexTablesException =
+    error(
+      "INDEXTABLES_UNSUPPORTED_TYPE",
+      s"Column '$column' has type ${dataType.simpleString}: IndexTables indexes decimals as " +
+        "doubles, which hold 15 significant digits exactly, and would round larger ones. Cast " +
+        "it to decimal(15, s) or less, or to string, before writing."
     )
 
   def typemapChanged(
@@ -189,11 +236,37 @@ object IndexTablesErrors {
         "Overwrite the table to change how it is indexed."
     )
 
-  def schemaMismatch(table: String, expected: String, actual: String): IndexTablesException =
+  def columnMissingFromData(table: String, column: String, schema: DataType)
+      : IndexTablesException =
     error(
       "INDEXTABLES_SCHEMA_MISMATCH",
-      s"Cannot append to table $table: the data's schema $actual does not match the table's " +
-        s"schema $expected. Use mode('overwrite') to replace the table."
+      s"Cannot write to table $table: the data has no column '$column' (the table's schema is " +
+        s"${schema.simpleString}). Columns cannot be dropped; add it as null, or overwrite the " +
+        "table."
+    )
+
+  def columnTypeChanged(table: String, column: String, was: DataType, now: DataType)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_SCHEMA_MISMATCH",
+      s"Cannot write to table $table: column '$column' is ${was.simpleString} in the table and " +
+        s"${now.simpleString} in the data. Cast it to ${was.simpleString}, or overwrite the table " +
+        "to change its type."
+    )
+
+  def newColumnsWithoutMergeSchema(table: String, columns: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_SCHEMA_MISMATCH",
+      s"Cannot write to table $table: the data has columns the table does not " +
+        s"(${columns.mkString(", ")}). Set the option mergeSchema to true (or " +
+        "spark.indextables.write.mergeSchema) to add them, or overwrite the table."
+    )
+
+  def schemaChangedConcurrently(table: String): IndexTablesException =
+    error(
+      "INDEXTABLES_CONCURRENT_SCHEMA_CHANGE",
+      s"Table $table's schema changed while this write ran; nothing was committed. Retry the " +
+        "write."
     )
 
   def invalidReplaceWhere(table: String, predicate: String, why: String): IndexTablesException =

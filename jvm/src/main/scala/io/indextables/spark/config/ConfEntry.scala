@@ -9,10 +9,20 @@ import scala.util.Try
  * are read by [[IndexTablesOptions]], the one resolver. Immutable.
  *
  * @param expected what a valid value looks like, for error messages ("a positive integer")
+ * @param aliases  other names of the key (upstream's), read where the key itself is not set
  * @param parse    the value of a raw string, or None when it is not valid
  */
-final case class ConfEntry[T](key: String, default: T, doc: String, expected: String)(
-    val parse: String => Option[T])
+final case class ConfEntry[T](
+    key: String,
+    default: T,
+    doc: String,
+    expected: String,
+    aliases: Seq[String] = Nil)(val parse: String => Option[T]) {
+
+  /** The same entry, also read under `names`. */
+  def withAliases(names: String*): ConfEntry[T] =
+    ConfEntry(key, default, doc, expected, aliases ++ names)(parse)
+}
 
 /** Builders of [[ConfEntry]] for each kind of value, with their validation. */
 object ConfEntry {
@@ -32,6 +42,28 @@ object ConfEntry {
       else s"an integer from $min to $max"
     ConfEntry(key, default, doc, expected)(s =>
       Try(s.trim.toLong).toOption.filter(v => v >= min && v <= max))
+  }
+
+  /**
+   * A size in bytes: a whole number, or one with a binary unit suffix as upstream documents it
+   * (`100M`, `1G`, `512k`; K, M, G, T, case ignored).
+   */
+  def bytes(key: String, default: Long, doc: String, min: Long, max: Long): ConfEntry[Long] =
+    ConfEntry(key, default, doc, s"a size in bytes from $min to $max, such as 100M or 1G")(s =>
+      parseBytes(s).filter(v => v >= min && v <= max))
+
+  def parseBytes(s: String): Option[Long] = {
+    val t = s.trim.toUpperCase(Locale.ROOT)
+    val shift = t.lastOption match {
+      case Some('K') => 10
+      case Some('M') => 20
+      case Some('G') => 30
+      case Some('T') => 40
+      case _ => 0
+    }
+    val digits = if (shift == 0) t else t.dropRight(1).trim
+    Try(BigInt(digits)).toOption.filter(_ >= 0).map(_ << shift).filter(_.isValidLong)
+      .map(_.toLong)
   }
 
   def double(key: String, default: Double, doc: String, min: Double): ConfEntry[Double] =

@@ -22,12 +22,13 @@ object IndexTablesConf {
     "Rows after which a writer task finishes its split and starts a new one.",
     min = 1L)
 
-  val WriterHeapSize: ConfEntry[Long] = long(
+  val WriterHeapSize: ConfEntry[Long] = bytes(
     "spark.indextables.indexWriter.heapSize",
     268435456L,
-    "Bytes of indexing heap for each native index writer (one per partition being written); " +
-      "tantivy takes 15,000,000 at least, and a split is flushed as a further segment (merged " +
-      "before the split is packed) each time the heap fills.",
+    "Bytes of indexing heap for each native index writer (one per partition being written), " +
+      "as a number or with a unit (100M, 1G); tantivy takes 15,000,000 at least, and a split " +
+      "is flushed as a further segment (merged before the split is packed) each time the heap " +
+      "fills.",
     min = 15000000L,
     max = Int.MaxValue.toLong
   )
@@ -35,8 +36,24 @@ object IndexTablesConf {
   val ArrowBatchRows: ConfEntry[Int] = int(
     "spark.indextables.write.arrow.batchSize",
     8192,
-    "Rows per Arrow batch exported to the native writer, and per batch of documents.",
-    min = 1)
+    "Rows per Arrow batch exported to the native writer, and per batch of documents; " +
+      "upstream's name spark.indextables.write.arrowFfi.batchSize is read too.",
+    min = 1
+  ).withAliases("spark.indextables.write.arrowFfi.batchSize")
+
+  val MergeSchema: ConfEntry[Boolean] = boolean(
+    "spark.indextables.write.mergeSchema",
+    false,
+    "Whether an append may add new columns to the table (as the write option mergeSchema, " +
+      "which wins); they are nullable, and older splits read them as NULL."
+  )
+
+  val StrictOptions: ConfEntry[Boolean] = boolean(
+    "spark.indextables.write.strictOptions",
+    true,
+    "Whether a write fails on a spark.indextables.* option it does not know (naming the " +
+      "close matches) instead of ignoring it."
+  )
 
   val ReadBatchSize: ConfEntry[Int] = int(
     "spark.indextables.read.batchSize",
@@ -212,7 +229,11 @@ object IndexTablesConf {
     "Unreferenced manifests younger than this are never deleted.",
     min = 0L)
 
-  /** `spark.indextables.indexing.typemap.<column>` = string | text | json. */
+  /**
+   * `spark.indextables.indexing.typemap.<column>` = string | text | json | ip, or the list form
+   * `typemap.<type>` = "a,b" (see IndexTablesOptions.indexing, and schema.IndexingRequest for
+   * the tokenizer and field lists).
+   */
   val TypemapPrefix: String = "spark.indextables.indexing.typemap."
 
   /** Every entry, in the order above. */
@@ -220,6 +241,8 @@ object IndexTablesConf {
     MaxRowsPerSplit,
     WriterHeapSize,
     ArrowBatchRows,
+    MergeSchema,
+    StrictOptions,
     ReadBatchSize,
     SplitsPerTask,
     MaxSplitsPerTask,

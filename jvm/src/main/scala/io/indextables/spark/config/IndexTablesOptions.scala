@@ -3,6 +3,7 @@ package io.indextables.spark.config
 import java.util.Locale
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.schema.IndexingRequest
 import io.indextables.spark.transaction.LogSettings
 
 /**
@@ -36,23 +37,72 @@ final case class IndexTablesOptions(
     layers.collectFirst { case m if m.contains(k) => m(k) }
   }
 
-  def get[T](entry: ConfEntry[T]): T = raw(entry.key) match {
-    case None => entry.default
-    case Some(v) =>
-      entry.parse(v).getOrElse(throw IndexTablesErrors.invalidOption(entry.key, v, entry.expected))
+  /** The value of `entry` (or of one of its aliases) from the highest layer that sets it. */
+  def get[T](entry: ConfEntry[T]): T = {
+    val keys = entry.key +: entry.aliases
+    val found = layers.iterator.flatMap { m =>
+      keys.find(k => m.contains(k.toLowerCase(Locale.ROOT)))
+        .map(k => (k, m(k.toLowerCase(Locale.ROOT))))
+    }.toStream.headOption
+    found match {
+      case None => entry.default
+      case Some((k, v)) =>
+        entry.parse(v).getOrElse(throw IndexTablesErrors.invalidOption(k, v, entry.expected))
+    }
   }
 
   /** Every typemap entry: column name (lower-cased) to its lower-cased index type. */
-  def typemap: Map[String, String] = {
-    val prefix = IndexTablesConf.TypemapPrefix.toLowerCase(Locale.ROOT)
-    // Lowest precedence first, so higher layers overwrite.
-    Seq(tableProps, sessionConf, options).foldLeft(Map.empty[String, String]) { (acc, layer) =>
-      acc ++ layer.collect {
-        case (k, v) if k.toLowerCase(Locale.ROOT).startsWith(prefix) =>
-          k.substring(prefix.length).toLowerCase(Locale.ROOT) -> v.trim.toLowerCase(Locale.ROOT)
+  def typemap: Map[String, String] = indexing.typemap
+
+  /**
+   * What the write asks of the index, from upstream's `spark.indextables.indexing.*` keys in
+   * every layer (a higher layer overrides a column's setting from a lower one):
+   *  - `typemap.<column>` = string | text | json | ip (`ipaddr` too), or the list form
+   *    `typemap.<type>` = "a,b" (a value that is a type name makes the per-column form);
+   *  - `tokenizer.<column>` = default | raw | whitespace | en_stem, or `tokenizer.<name>` = "a,b";
+   *  - `fastfields`, `nonfastfields`, `storeonlyfields`, `indexonlyfields`: column lists, each
+   *    taken whole from the highest layer that sets it.
+   * Column names are lower-cased; [[io.indextables.spark.schema.TableIndexSchema.resolve]]
+   * checks them against the data.
+   */
+  def indexing: IndexingRequest = {
+    import IndexingRequest._
+    // A list is one setting: the highest layer that gives it wins.
+    def lists(key: String): Set[String] = raw(key).toSeq.flatMap(names).toSet
+    def perColumn(prefix: String, values: Seq[String], normalize: String => String) = {
+      val p = prefix.toLowerCase(Locale.ROOT)
+      // Lowest precedence first, so higher layers overwrite.
+      Seq(tableProps, sessionConf, options).foldLeft(Map.empty[String, (String, String)]) {
+        (acc, layer) =>
+          acc ++ layer.toSeq.flatMap { case (k, raw) =>
+            val lower = k.toLowerCase(Locale.ROOT)
+            if (!lower.startsWith(p)) Nil
+            else {
+              val suffix = lower.substring(p.length)
+              val value = normalize(raw.trim.toLowerCase(Locale.ROOT))
+              val suffixValue = normalize(suffix)
+              if (values.contains(suffixValue) && !values.contains(value))
+                names(raw).map(c => (c, (suffixValue, k)))
+              else Seq((suffix, (value, k)))
+            }
+          }
       }
     }
+    val types = perColumn(TypemapPrefix, IndexTypes, t => if (t == "ipaddr") "ip" else t)
+    val tokenizers = perColumn(TokenizerPrefix, Tokenizers, identity)
+    IndexingRequest(
+      typemap = types.map { case (c, (t, _)) => c -> t },
+      tokenizers = tokenizers.map { case (c, (t, _)) => c -> t },
+      fast = lists(FastFieldsKey),
+      nonFast = lists(NonFastFieldsKey),
+      storeOnly = lists(StoreOnlyFieldsKey),
+      indexOnly = lists(IndexOnlyFieldsKey),
+      sources = (types ++ tokenizers).map { case (c, (_, k)) => c -> k }
+    )
   }
+
+  private def names(list: String): Seq[String] =
+    list.split(",").toSeq.map(_.trim.toLowerCase(Locale.ROOT)).filter(_.nonEmpty)
 
   /** The transaction log's settings, resolved like every other key. */
   def logSettings: LogSettings = {
@@ -84,10 +134,6 @@ final case class IndexTablesOptions(
   }
 
   /**
-   * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys), as Delta keys
-   * its log cache: two reads with equal file-system options share one log handle's state.
-   */
-  /**
    * The options handed to Hadoop's configuration: all but the plugin's internal ones
    * (`__indextables.*`, such as the per-query IndexQuery key), so that equal settings give equal
    * configurations from one query to the next.
@@ -97,6 +143,10 @@ final case class IndexTablesOptions(
       k.toLowerCase(Locale.ROOT).startsWith(IndexTablesOptions.InternalPrefix)
     }
 
+  /**
+   * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys), as Delta keys
+   * its log cache: two reads with equal file-system options share one log handle's state.
+   */
   def fileSystemOptions: Map[String, String] = options.filter { case (k, _) =>
     val l = k.toLowerCase(Locale.ROOT)
     l.startsWith("fs.") || l.startsWith("dfs.")
@@ -117,7 +167,60 @@ object IndexTablesOptions {
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
 
-  /** The typemap a table records in its metadata's configuration. */
-  def recordedTypemap(configuration: Map[String, String]): Map[String, String] =
-    IndexTablesOptions(Map.empty, tableProps = configuration).typemap
+  /** The indexing a table records in its metadata's configuration. */
+  def recordedIndexing(configuration: Map[String, String]): IndexingRequest =
+    IndexTablesOptions(Map.empty, tableProps = configuration).indexing
+
+  /** Every `spark.indextables.*` key a write may be given, as documented. */
+  private lazy val knownNames: Seq[String] =
+    IndexTablesConf.allEntries.flatMap(e => e.key +: e.aliases) ++ Seq(
+      IndexingRequest.FastFieldsKey,
+      IndexingRequest.NonFastFieldsKey,
+      IndexingRequest.StoreOnlyFieldsKey,
+      IndexingRequest.IndexOnlyFieldsKey)
+
+  private lazy val knownKeys: Set[String] = knownNames.map(_.toLowerCase(Locale.ROOT)).toSet
+
+  private val knownPrefixes =
+    Seq(
+      IndexingRequest.TypemapPrefix,
+      IndexingRequest.TokenizerPrefix).map(_.toLowerCase(Locale.ROOT))
+
+  /**
+   * Fails on the first `spark.indextables.*` key of `writeOptions` that no setting reads, naming
+   * the known keys closest to it, unless `write.strictOptions` is false: a misspelt option
+   * would otherwise be ignored without a word.
+   */
+  def checkWriteOptions(writeOptions: Map[String, String], resolved: IndexTablesOptions): Unit =
+    if (resolved.get(IndexTablesConf.StrictOptions)) {
+      writeOptions.keys.toSeq.sorted.foreach { key =>
+        val k = key.toLowerCase(Locale.ROOT)
+        val known =
+          knownKeys.contains(k) || knownPrefixes.exists(p => k.startsWith(p) && k.length > p.length)
+        if (k.startsWith("spark.indextables.") && !known) {
+          val candidates = knownNames.toSeq ++
+            Seq(IndexingRequest.TypemapPrefix, IndexingRequest.TokenizerPrefix).map(_ + "<column>")
+          val close = candidates.map(c => c -> distance(k, c.toLowerCase(Locale.ROOT))).filter(
+            _._2 <= math.max(3, k.length / 4))
+            .sortBy(p => (p._2, p._1)).take(3).map(_._1)
+            .map(c => knownNames.find(_.equalsIgnoreCase(c)).getOrElse(c))
+          throw IndexTablesErrors.unknownWriteOption(key, close)
+        }
+      }
+    }
+
+  /** Levenshtein distance. */
+  private def distance(a: String, b: String): Int = {
+    var prev = Array.tabulate(b.length + 1)(identity)
+    a.indices.foreach { i =>
+      val cur = new Array[Int](b.length + 1)
+      cur(0) = i + 1
+      b.indices.foreach { j =>
+        val cost = if (a(i) == b(j)) 0 else 1
+        cur(j + 1) = math.min(math.min(cur(j) + 1, prev(j + 1) + 1), prev(j) + cost)
+      }
+      prev = cur
+    }
+    prev(b.length)
+  }
 }

@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.IndexQueryRegistry
 import io.indextables.spark.read.IndexTables4SparkScanBuilder
 import io.indextables.spark.schema.TableIndexSchema
@@ -41,7 +41,7 @@ class IndexTables4SparkTable(
     knownSnapshot.getOrElse(TableLogResolver.load(tablePath, properties))
 
   /** How the latest version indexes each column; the table must exist. */
-  def indexSchema: TableIndexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(
+  def indexSchema: TableIndexSchema = TableIndexing.ofTable(
     existingSnapshot.getOrElse(throw IndexTablesErrors.tableNotFound(tablePath)))
 
   override def name(): String = s"indextables.`$tablePath`"

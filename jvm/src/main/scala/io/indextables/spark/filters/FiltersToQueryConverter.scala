@@ -7,7 +7,7 @@ import scala.collection.JavaConverters._
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._
 
-import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IpAddresses, TableIndexSchema}
 import io.indextables.tantivy4java.split._
 
 /**
@@ -21,7 +21,10 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  * what cannot be matched exactly is either translated to a superset (and kept in Spark) or not
  * translated at all. Rules that matter:
  *  - `text` columns are tokenized: `=` and substring filters on them become token queries that
- *    match a superset (Spark re-checks them), and ranges stay in Spark;
+ *    match a superset (Spark re-checks them) with tantivy's `default` tokenizer, whose tokens
+ *    are known here, and ranges stay in Spark; other tokenizers get no token queries;
+ *  - what a split does not index (stored-only fields) is not searched, ranges and existence
+ *    need fast fields, and a column the split does not hold at all is NULL in every row;
  *  - NOT and SQL nulls differ (NOT over a null is null, a must-not keeps it): a NOT finds the
  *    FALSE rows of its child, exactly where the child's column existence can be searched, else
  *    a superset (see [[QuerySides]]);
@@ -49,6 +52,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
    * an exact TRUE side, every other row, which is a superset (it holds the NULL rows too).
    */
   private def leafSides(f: Filter): QuerySides = {
+    val refs = f.references.toSeq
+    if (refs.size == 1 && schema.isAbsent(refs.head)) return absentSides(f)
     lazy val t = leaf(f)
     new QuerySides(
       t,
@@ -65,10 +70,40 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     )
   }
 
+  /**
+   * A leaf on a column these splits do not hold (added to the table after they were written):
+   * the column is NULL in every row, so the leaf is the same in every row and both sides are
+   * exact: everything or nothing.
+   */
+  private def absentSides(f: Filter): QuerySides = {
+    val value: Option[Option[Boolean]] = f match {
+      case IsNull(_) => Some(Some(true))
+      case IsNotNull(_) => Some(Some(false))
+      case EqualNullSafe(_, v) => Some(Some(v == null))
+      case other if FilterLogic.nullRejecting(other) => Some(None)
+      case _ => None
+    }
+    def rows(matches: Boolean) =
+      TranslatedFilter(if (matches) new SplitMatchAllQuery() else QuerySides.none, exact = true)
+    value match {
+      case Some(v) =>
+        new QuerySides(Some(rows(v.contains(true))), Some(rows(v.contains(false))))
+      case None => new QuerySides(None, None)
+    }
+  }
+
   private def leaf(filter: Filter): Option[TranslatedFilter] = filter match {
 
+    case EqualTo(a, v) if nested(a).isDefined => nestedEquals(a, v)
+    case In(a, values) if nested(a).isDefined =>
+      val parts = values.toSeq.filter(_ != null).map(v => nestedEquals(a, v))
+      if (parts.isEmpty || parts.exists(_.isEmpty)) None
+      else Some(TranslatedFilter(
+        parts.flatten.foldLeft(new SplitBooleanQuery())((b, p) => b.addShould(p.query)),
+        exact = true))
+
     case EqualTo(a, v: String) if field(a).exists(_.kind == IndexKind.Text) =>
-      if (tokenQueries) textEquals(a, v) else None
+      if (tokenQueries && field(a).exists(_.defaultTokenized)) textEquals(a, v) else None
     case EqualTo(a, v) => field(a).flatMap(f => equalTo(f, v))
     case EqualNullSafe(a, v) if v != null => field(a).flatMap(f => equalTo(f, v))
     case In(a, values) =>
@@ -95,7 +130,7 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     case StringEndsWith(a, suffix) => wildcard(a, suffix, s => s"*$s")
     case StringContains(a, sub)
         if field(a).exists(_.kind == IndexKind.Text) && !sub.forall(isAsciiAlnum) =>
-      if (tokenQueries) textContains(a, sub) else None
+      if (tokenQueries && field(a).exists(_.defaultTokenized)) textContains(a, sub) else None
     case StringContains(a, sub) => wildcard(a, sub, s => s"*$s*")
     case _ => None
   }
@@ -155,21 +190,61 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
 
   private def rangeField(f: Filter): String = f.references.head
 
-  private def field(attr: String): Option[IndexedField] = schema.field(attr)
+  /**
+   * The Spark type of a field inside a struct column held as a JSON object (`st.a.b`), when the
+   * path crosses structs only (no array, no map) and the column is indexed.
+   */
+  private def nested(attr: String): Option[DataType] = {
+    if (!attr.contains('.') || attr.contains('`')) return None
+    val parts = attr.split('.').toSeq
+    schema.field(parts.head).filter(f => f.indexed && f.kind == IndexKind.Json).flatMap { f =>
+      parts.tail.foldLeft(Option(f.dataType)) {
+        case (Some(st: StructType), name) => st.fields.find(_.name == name).map(_.dataType)
+        case _ => None
+      }
+    }
+  }
 
-  /** Fields whose absence can be searched: fast fields (everything but tokenized text). */
-  def hasExistence(f: IndexedField): Boolean = f.kind match {
+  /**
+   * `=` on a struct's field: the JSON object's raw-tokenized string, or its integer, as one term
+   * under the field's path: exactly the rows holding that value there (a missing or null field,
+   * or a null struct, holds none, as Spark's comparison is then not TRUE).
+   */
+  private def nestedEquals(attr: String, v: Any): Option[TranslatedFilter] =
+    (nested(attr), v) match {
+      // A JSON object whose strings are tokenized holds no whole-value term.
+      case (Some(StringType), s: String) if rawStrings(attr) =>
+        Some(TranslatedFilter(new SplitTermQuery(attr, s), exact = true))
+      case (Some(IntegerType | LongType), n @ (_: Int | _: Long)) =>
+        Some(TranslatedFilter(new SplitTermQuery(attr, n.toString), exact = true))
+      case (Some(BooleanType), b: Boolean) =>
+        Some(TranslatedFilter(new SplitTermQuery(attr, b.toString), exact = true))
+      case _ => None
+    }
+
+  private def rawStrings(attr: String): Boolean =
+    schema.field(attr.takeWhile(_ != '.')).exists(_.tokenizer.contains("raw"))
+
+  /** The column's field, if these splits index it (a stored-only field cannot be searched). */
+  private def field(attr: String): Option[IndexedField] = schema.field(attr).filter(_.indexed)
+
+  /** Fields whose absence can be searched: fast fields other than text, JSON and bytes. */
+  def hasExistence(f: IndexedField): Boolean = f.fast && (f.kind match {
     case IndexKind.Text | IndexKind.Json | IndexKind.Bytes => false
     case _ => true
-  }
+  })
 
   private def equalTo(f: IndexedField, v: Any): Option[TranslatedFilter] =
     (f.kind, f.dataType, v) match {
       case (IndexKind.RawString, _, s: String) =>
         Some(TranslatedFilter(new SplitTermQuery(f.name, s), exact = true))
+      // An address is matched exactly when written as it is stored (see IpAddresses); another
+      // spelling of it is a different string to Spark, so stays with Spark.
+      case (IndexKind.Ip, _, s: String) if IpAddresses.canonical(s).contains(s) =>
+        Some(TranslatedFilter(new SplitTermQuery(f.name, s), exact = true))
       case (IndexKind.I64, _, n @ (_: Int | _: Long | _: Short | _: Byte)) =>
         Some(TranslatedFilter(new SplitTermQuery(f.name, n.toString), exact = true))
-      case (IndexKind.F64, DoubleType | FloatType, n) =>
+      case (IndexKind.F64, DoubleType | FloatType, n) if f.fast =>
         floating(n).filter(d => !d.isNaN && !d.isInfinite && d != 0.0).map { d =>
           TranslatedFilter(
             SplitRangeQuery.inclusiveRange(f.name, d.toString, d.toString, "f64"),
@@ -177,12 +252,12 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
         }
       case (IndexKind.Bool, _, b: Boolean) =>
         Some(TranslatedFilter(new SplitTermQuery(f.name, b.toString), exact = true))
-      case (IndexKind.DateTime, DateType, d) =>
+      case (IndexKind.DateTime, DateType, d) if f.fast =>
         dateValue(d).map { day =>
           val s = dateTimeString(day)
           TranslatedFilter(SplitRangeQuery.inclusiveRange(f.name, s, s, "date"), exact = true)
         }
-      case (IndexKind.DateTime, TimestampType, t) =>
+      case (IndexKind.DateTime, TimestampType, t) if f.fast =>
         timestampMicros(t).map { micros =>
           // The whole second holding the value: the Arrow FFI path indexes seconds, the
           // batch-document path keeps sub-second precision; [s, s+1) covers both.
@@ -202,7 +277,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
       attr: String,
       lower: Option[(Any, Boolean)],
       upper: Option[(Any, Boolean)]): Option[TranslatedFilter] =
-    field(attr).flatMap { f =>
+    // Range queries run on fast fields only.
+    field(attr).filter(_.fast).flatMap { f =>
       def bound(
           b: Option[(Any, Boolean)],
           render: Any => Option[String]): Option[SplitRangeQuery.RangeBound] =
@@ -270,7 +346,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
         case IndexKind.RawString
             if value.nonEmpty && !value.exists(c => c == '*' || c == '?' || c == '\\') =>
           Some(TranslatedFilter(new SplitWildcardQuery(f.name, pattern(value)), exact = false))
-        case IndexKind.Text if tokenQueries && value.nonEmpty && value.forall(isAsciiAlnum) =>
+        case IndexKind.Text
+            if tokenQueries && f.defaultTokenized && value.nonEmpty && value.forall(isAsciiAlnum) =>
           Some(TranslatedFilter(
             new SplitWildcardQuery(f.name, pattern(value.toLowerCase(java.util.Locale.ROOT))),
             exact = false))

@@ -49,6 +49,9 @@ object QuerySides {
       new SplitBooleanQuery().addShould(x.query).addShould(y.query),
       x.exact && y.exact)
 
+  /** No row. */
+  def none: SplitQuery = allBut(new SplitMatchAllQuery())
+
   /** Every row that `q` does not match. */
   def allBut(q: SplitQuery): SplitQuery =
     new SplitBooleanQuery().addMust(new SplitMatchAllQuery()).addMustNot(q)

@@ -59,7 +59,7 @@ object AggregatePlan {
         tableSchema.fields.find(_.name == name).flatMap { f =>
           if (schema.isPartitionColumn(name))
             Some(GroupColumn(name, f.dataType, isPartition = true))
-          else schema.field(name).filter(_.kind == IndexKind.RawString)
+          else schema.field(name).filter(f => f.kind == IndexKind.RawString && f.fast)
             .map(_ => GroupColumn(name, f.dataType, isPartition = false))
         }
       case _ => None
@@ -71,7 +71,8 @@ object AggregatePlan {
       val fast =
         Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
       val countField =
-        fast.view.flatMap(k => schema.fields.find(_.kind == k)).headOption.map(_.name)
+        fast.view.flatMap(k => schema.fields.find(f => f.kind == k && f.fast)).headOption
+          .map(_.name)
       Some(AggregatePlan(columns, aggs.size, countField))
     }
   }

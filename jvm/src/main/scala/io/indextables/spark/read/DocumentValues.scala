@@ -7,7 +7,7 @@ import scala.collection.JavaConverters._
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
-import org.apache.spark.sql.catalyst.util.GenericArrayData
+import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -40,6 +40,7 @@ object DocumentValues {
     case (BinaryType, b: Array[Byte]) => b
     case (s: StructType, v) => fromJson(node(v), s)
     case (a: ArrayType, v) => fromJson(node(v).get(StoredJson.ArrayKey), a)
+    case (m: MapType, v) => fromJson(node(v), m)
     case (t, v) => throw new IllegalStateException(
         s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")
   }
@@ -93,6 +94,11 @@ object DocumentValues {
         s.fields.map(f => fromJson(n.get(f.name), f.dataType)).toArray[Any]): InternalRow
     case a: ArrayType =>
       new GenericArrayData(n.elements().asScala.map(e => fromJson(e, a.elementType)).toArray[Any])
+    case m: MapType =>
+      val entries = n.fields().asScala.toArray
+      new ArrayBasedMapData(
+        new GenericArrayData(entries.map(e => UTF8String.fromString(e.getKey): Any)),
+        new GenericArrayData(entries.map(e => fromJson(e.getValue, m.valueType))))
     case other => throw new IllegalStateException(s"JSON cannot be read as ${other.simpleString}")
   }
 }

@@ -40,7 +40,7 @@ final class IndexTables4SparkAggregateReader(
   }
 
   // The builder refuses aggregates when this split's query would differ (over-long tokens).
-  private val queryJson: Option[String] = plan.queryAstJson
+  private val queryJson: Option[String] = plan.variants(split.variant).queryAstJson
   private lazy val query: SplitQuery =
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 

@@ -23,9 +23,11 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private val searcher: SplitSearcher = SplitSearchEngine.borrow(checked, split, plan)
   // False once a native call failed: the searcher is then closed, not kept for later reads.
   private var healthy = true
-  private val outputOrdinals = plan.dataFields.map(f => plan.readSchema.fieldIndex(f.name)).toArray
-  private val fieldNames = plan.dataFields.map(_.name).toArray
-  private val decoder = new ProjectedDocDecoder(plan.dataFields.zip(outputOrdinals))
+  private val variant = plan.variants(split.variant)
+  private val outputOrdinals =
+    variant.dataFields.map(f => plan.readSchema.fieldIndex(f.name)).toArray
+  private val fieldNames = variant.dataFields.map(_.name).toArray
+  private val decoder = new ProjectedDocDecoder(variant.dataFields.zip(outputOrdinals))
   private val partitionSlots: Seq[(Int, Any)] = plan.partitionSchema.fields.toSeq.collect {
     case f if plan.readSchema.fieldNames.contains(f.name) =>
       val raw = split.partitionValues.getOrElse(f.name, null)
@@ -38,7 +40,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private var current: InternalRow = _
 
   private def search(): (Array[Int], Array[Int]) = {
-    val json = if (split.hasLongTokens) plan.queryWithoutTokensJson else plan.queryAstJson
+    val json = if (split.hasLongTokens) variant.queryWithoutTokensJson else variant.queryAstJson
     val query = json.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
     val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
     val limit = math.min(plan.limit.map(_.toLong).getOrElse(docs), docs).min(Int.MaxValue).toInt

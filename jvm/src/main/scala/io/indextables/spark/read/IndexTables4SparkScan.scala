@@ -30,7 +30,12 @@ final class IndexTables4SparkScan(
     new IndexTables4SparkPartitionReaderFactory(plan)
 
   override def description(): String = {
-    val query = plan.queryAstJson.getOrElse("match_all")
+    // One query per doc mapping the splits were written with; mostly one.
+    val query = plan.variants.map(_.queryAstJson.getOrElse("match_all")).distinct match {
+      case Seq() => "match_all"
+      case Seq(q) => q
+      case qs => qs.mkString("[", " | ", "]")
+    }
     val iq = indexQuery.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
     val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")

@@ -4,9 +4,10 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.StructType
 
-import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
 import io.indextables.spark.transaction.{AddAction, Snapshot}
@@ -30,38 +31,70 @@ final class IndexTables4SparkScanBuilder(
     extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
     with SupportsPushDownLimit with SupportsPushDownAggregates {
 
-  private val tableSchema =
-    DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
-  private val indexSchema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
-
-  /** Its native query, exact (see MixedBooleanFilterConverter); parsed once, on the driver. */
-  private lazy val mixedQuery: Option[SplitQuery] =
-    mixedFilter.flatMap(f => IndexQueryParsing.toQuery(f, indexSchema, snapshot))
+  private val tableSchema = TableIndexing.tableSchema(snapshot)
+  private val partitionColumns = snapshot.metadata.partitionColumns
 
   private var required: StructType = tableSchema
   private var allFilters: Seq[Filter] = Nil
   private var pushed: Seq[Filter] = Nil
   private var postFilters: Seq[Filter] = Nil
   // Spark calls pushFilters only when a filter is left for it; the IndexQuery tree may be all.
-  private var query: Option[String] = None
-  private var queryWithoutTokens: Option[String] = None
+  private var translations: IndexedSeq[(Option[String], Option[String])] = IndexedSeq.empty
   private var filtersPushed = false
   private var limit: Option[Int] = None
   private var aggregate: Option[AggregatePlan] = None
+
+  /**
+   * The distinct ways the candidate splits hold the table's columns (from their doc mappings),
+   * and each split's variant. Known once the filters are, since they choose the candidates.
+   */
+  private lazy val variants: (IndexedSeq[(TableIndexSchema, Option[String])], Map[String, Int]) = {
+    val bySplit = candidates._2.map { a =>
+      (a.path, (TableIndexing.forSplit(snapshot, a), snapshot.docMappingFor(a)))
+    }
+    val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
+    val index = distinct.zipWithIndex.toMap
+    // Each variant's own mapping, then the others' fields: an IndexQuery may name a column
+    // some splits lack (see IndexQueryParsing).
+    val all = bySplit.flatMap(_._2._2).distinct
+    val mappings = distinct.map { v =>
+      v -> TableIndexing.union(bySplit.collect { case (_, (w, Some(m))) if w == v => m } ++ all)
+    }
+    (mappings, bySplit.map { case (path, (v, _)) => path -> index(v) }.toMap)
+  }
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
     allFilters = filters.toSeq
     filtersPushed = true
     val (partitionOnly, data) = filters.toSeq.partition { f =>
-      f.references.nonEmpty && f.references.forall(indexSchema.isPartitionColumn)
+      f.references.nonEmpty && f.references.forall(partitionColumns.contains)
     }
-    val (q, pushedData, postData) =
-      new FiltersToQueryConverter(indexSchema).translateConjuncts(data)
-    query = withMixed(q).map(_.toQueryAstJson)
-    // The same conjuncts without token queries, for splits holding over-long tokens. The
-    // IndexQuery tree stays as it is: the user's query says what to search.
-    queryWithoutTokens = withMixed(new FiltersToQueryConverter(indexSchema, tokenQueries = false)
-      .translateConjuncts(data)._1).map(_.toQueryAstJson)
+    val perVariant = variants._1.map { case (schema, mapping) =>
+      val mixed = mixedFilter.map(f => IndexQueryParsing.toQuery(f, schema, mapping, tablePath))
+      val (q, pushedData, postData) = new FiltersToQueryConverter(schema).translateConjuncts(data)
+      // The same conjuncts without token queries, for splits holding over-long tokens. The
+      // IndexQuery tree stays as it is: the user's query says what to search.
+      val noTokens = new FiltersToQueryConverter(schema, tokenQueries = false)
+        .translateConjuncts(data)._1
+      (
+        withMixed(q, mixed).map(_.toQueryAstJson),
+        withMixed(noTokens, mixed).map(_.toQueryAstJson),
+        pushedData,
+        postData,
+        schema)
+    }
+    translations = perVariant.map(v => (v._1, v._2))
+    // A filter is pushed where every variant takes it; Spark re-checks any that one does not.
+    val postData = data.filter(f => perVariant.exists(_._4.contains(f)))
+    val pushedData =
+      if (perVariant.isEmpty) Nil else data.filter(f => perVariant.forall(_._3.contains(f)))
+    perVariant.foreach { v =>
+      postData.foreach { f =>
+        f.references.find(c => v._5.field(c).exists(!_.stored)).foreach { c =>
+          throw IndexTablesErrors.filterOnIndexOnlyColumn(f.toString, c)
+        }
+      }
+    }
     pushed = pushedData ++ partitionOnly
     // Partition filters are exact in pruning, but Spark re-checks them cheaply on the values
     // the reader attaches; data filters come back unless their query was exact.
@@ -72,18 +105,23 @@ final class IndexTables4SparkScanBuilder(
   /**
    * Takes COUNT(*) (optionally grouped; see [[AggregatePlan.of]]) when every split's native query
    * selects exactly the rows Spark would aggregate: no filter left for Spark, and no split that
-   * would be read with the token-free query (over-long tokens) while the query has token clauses.
+   * would be read with the token-free query (over-long tokens) while the query has token clauses,
+   * and when every variant of the splits answers it the same way.
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
-    val exact =
-      postFilters.isEmpty && (query == queryWithoutTokens || !candidates._2.exists(hasLongTokens))
-    aggregate = if (exact) AggregatePlan.of(aggregation, indexSchema, tableSchema) else None
+    val tokensDiffer = translations.exists { case (q, noTokens) => q != noTokens }
+    val exact = postFilters.isEmpty && (!tokensDiffer || !candidates._2.exists(hasLongTokens))
+    val schemas =
+      if (variants._1.isEmpty) Seq(TableIndexing.ofTable(snapshot)) else variants._1.map(_._1)
+    val plans = schemas.map(s => AggregatePlan.of(aggregation, s, tableSchema)).distinct
+    aggregate = if (exact && plans.size == 1) plans.head else None
     aggregate.isDefined
   }
 
   /** Spark's translated conjuncts and the IndexQuery tree: both must hold. */
-  private def withMixed(q: Option[SplitQuery]): Option[SplitQuery] = (q, mixedQuery) match {
+  private def withMixed(q: Option[SplitQuery], mixedQuery: Option[SplitQuery])
+      : Option[SplitQuery] = (q, mixedQuery) match {
     case (Some(a), Some(b)) => Some(new SplitBooleanQuery().addMust(a).addMust(b))
     case (a, b) => a.orElse(b)
   }
@@ -105,10 +143,10 @@ final class IndexTables4SparkScanBuilder(
   private lazy val candidates: (Seq[AddAction], Seq[AddAction]) = {
     val pruner = new SplitPruner(
       tableSchema,
-      indexSchema.partitionColumns,
+      partitionColumns,
       timeZone,
       opts.get(IndexTablesConf.StatsTruncationMaxLength))
-    val manifestPruner = new ManifestPruner(tableSchema, indexSchema.partitionColumns)
+    val manifestPruner = new ManifestPruner(tableSchema, partitionColumns)
     val only = opts.options.collectFirst {
       case (k, v) if k.equalsIgnoreCase(IndexTablesOptions.OnlySplitsOption) =>
         v.split("\n").filter(_.nonEmpty).toSet
@@ -136,7 +174,19 @@ final class IndexTables4SparkScanBuilder(
         a.footerStartOffset.getOrElse(0L),
         a.footerEndOffset.getOrElse(0L),
         snapshot.docMappingFor(a),
-        hasLongTokens(a)
+        hasLongTokens(a),
+        variants._2(a.path)
+      )
+    }
+    val readVariants = variants._1.zip(translations).map { case ((schema, _), (q, noTokens)) =>
+      ReadVariant(
+        q,
+        noTokens,
+        if (aggregate.isDefined) Nil
+        // As Spark asked for each column: a struct may come pruned to the fields it needs.
+        else required.fields.toSeq.flatMap(f =>
+          schema.field(f.name).map(_.copy(dataType = f.dataType)))
+          .filter(_.stored)
       )
     }
     val plan = ReadPlan(
@@ -144,12 +194,9 @@ final class IndexTables4SparkScanBuilder(
       hadoopConf =
         new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)),
       readSchema = aggregate.map(_.schema).getOrElse(required),
-      dataFields = if (aggregate.isDefined) Nil
-      else required.fields.toSeq.flatMap(f => indexSchema.field(f.name)),
-      partitionSchema = indexSchema.partitionSchema,
+      partitionSchema = StructType(partitionColumns.map(c => tableSchema(c))),
       timeZone = timeZone,
-      queryAstJson = query,
-      queryWithoutTokensJson = queryWithoutTokens,
+      variants = readVariants,
       limit = limit,
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
@@ -162,17 +209,5 @@ final class IndexTables4SparkScanBuilder(
       opts.get(IndexTablesConf.MaxSplitsPerTask),
       spark.sparkContext.defaultParallelism)
     new IndexTables4SparkScan(plan, groups, files.size, pushed, mixedFilter, snapshot)
-  }
-}
-
-object IndexTables4SparkScanBuilder {
-
-  /** The index schema a snapshot records. */
-  def indexSchemaOf(snapshot: Snapshot): TableIndexSchema = {
-    val schema = DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
-    TableIndexSchema.resolve(
-      schema,
-      snapshot.metadata.partitionColumns,
-      IndexTablesOptions.recordedTypemap(snapshot.metadata.configuration))
   }
 }

@@ -9,11 +9,10 @@ import io.indextables.spark.util.SerializableHadoopConf
  * What every read task of one scan shares. Immutable; built on the driver.
  *
  * @param readSchema     the columns Spark asked for, in its order
- * @param dataFields     of those, the ones held in splits
  * @param partitionSchema the table's partition columns and their types
- * @param queryAstJson   the pushed query in tantivy4java's query-AST JSON (match-all if None)
- * @param queryWithoutTokensJson the same without token queries on text columns, for splits
- *                       tagged as holding over-long tokens
+ * @param variants       the distinct ways the scan's splits hold the table's columns (their
+ *                       doc mappings), each with its own translation of the pushed query; a
+ *                       split names its variant
  * @param limit          pushed LIMIT, if any
  * @param queryCache     whether searchers may answer a repeated search from tantivy's cache
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
@@ -23,18 +22,30 @@ final case class ReadPlan(
     tablePath: String,
     hadoopConf: SerializableHadoopConf,
     readSchema: StructType,
-    dataFields: Seq[IndexedField],
     partitionSchema: StructType,
     timeZone: String,
-    queryAstJson: Option[String],
-    queryWithoutTokensJson: Option[String],
+    variants: IndexedSeq[ReadVariant],
     limit: Option[Int],
     batchSize: Int,
     cacheMaxSize: Long,
     queryCache: Boolean,
     aggregate: Option[AggregatePlan] = None)
 
-/** One split to read, with what the log knows of it. */
+/**
+ * The pushed query as splits of one doc mapping answer it.
+ *
+ * @param queryAstJson the query in tantivy4java's query-AST JSON (match-all if None)
+ * @param queryWithoutTokensJson the same without token queries on text columns, for splits
+ *                     tagged as holding over-long tokens
+ * @param dataFields   the columns Spark asked for that these splits store (the others, absent
+ *                     or index-only, read as NULL)
+ */
+final case class ReadVariant(
+    queryAstJson: Option[String],
+    queryWithoutTokensJson: Option[String],
+    dataFields: Seq[IndexedField])
+
+/** One split to read, with what the log knows of it, and its [[ReadVariant]] (an index). */
 final case class SplitInputPartition(
     path: String,
     partitionValues: Map[String, String],
@@ -43,4 +54,5 @@ final case class SplitInputPartition(
     footerStartOffset: Long,
     footerEndOffset: Long,
     docMappingJson: Option[String],
-    hasLongTokens: Boolean)
+    hasLongTokens: Boolean,
+    variant: Int = 0)

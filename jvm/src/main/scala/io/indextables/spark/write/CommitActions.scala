@@ -2,7 +2,9 @@ package io.indextables.spark.write
 
 import java.util.UUID
 
-import io.indextables.spark.config.IndexTablesConf
+import org.apache.spark.sql.types.DataType
+
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction._
 
 /** The actions of one write's commit, rebuilt from the latest snapshot on every retry. */
@@ -32,9 +34,7 @@ object CommitActions {
     val registry = withRefs.collect { case (a, Some(json)) =>
       SchemaHash.registryKey(a.docMappingRef.get) -> json
     }.toMap
-    val tableConfig = plan.indexSchema.typemap.map { case (c, t) =>
-      (IndexTablesConf.TypemapPrefix + c) -> t
-    }
+    val tableConfig = plan.indexSchema.indexingConfiguration
 
     val removes = removed.map(f =>
       RemoveAction(f.path, Some(now), dataChange = true, Some(f.partitionValues), Some(f.size)))
@@ -46,6 +46,14 @@ object CommitActions {
           schemaString = plan.writeSchema.json,
           partitionColumns = plan.indexSchema.partitionColumns,
           configuration = kept ++ tableConfig ++ registry))
+      case Some(snap) if plan.schemaChange.isDefined =>
+        // New columns, recorded with their indexing, on the schema the write was planned on.
+        val change = plan.schemaChange.get
+        if (DataType.fromJson(snap.metadata.schemaString) != change.from)
+          throw IndexTablesErrors.schemaChangedConcurrently(plan.tablePath)
+        Seq(snap.metadata.copy(
+          schemaString = change.to.json,
+          configuration = snap.metadata.configuration ++ tableConfig ++ registry))
       case Some(snap) =>
         val missing = registry.filterNot { case (k, _) => snap.metadata.configuration.contains(k) }
         if (missing.isEmpty) Nil

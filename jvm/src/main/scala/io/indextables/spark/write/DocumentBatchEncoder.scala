@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.{IndexKind, IndexedField}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IpAddresses}
 
 /**
  * Encodes rows straight into tantivy4java's document batch format ("TANT"), the buffer
@@ -64,6 +64,14 @@ final class DocumentBatchEncoder(fields: Seq[(Int, IndexedField)]) {
         ensure(4 + s.numBytes())
         buf.putInt(s.numBytes())
         s.writeTo(buf)
+      case IndexKind.Ip =>
+        val s = row.getUTF8String(ord).toString
+        if (!IpAddresses.canonical(s).contains(s))
+          throw IndexTablesErrors.invalidIpAddress(f.name, s, IpAddresses.canonical(s))
+        val b = s.getBytes(StandardCharsets.UTF_8)
+        header(DocumentBatchEncoder.IpAddr)
+        ensure(4 + b.length)
+        buf.putInt(b.length).put(b)
       case IndexKind.I64 =>
         header(DocumentBatchEncoder.Integer)
         buf.putLong(if (f.dataType == IntegerType) row.getInt(ord).toLong else row.getLong(ord))
@@ -141,6 +149,7 @@ object DocumentBatchEncoder {
   private val Date: Byte = 4
   private val Bytes: Byte = 5
   private val Json: Byte = 6
+  private val IpAddr: Byte = 7
 
   /** tantivy4java's bound on a date's epoch seconds (nanoseconds must fit in a long). */
   private val MaxSeconds = 9223000000L

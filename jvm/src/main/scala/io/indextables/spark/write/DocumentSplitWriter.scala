@@ -84,7 +84,7 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
         md.getNumDocs,
         md.getFooterStartOffset,
         md.getFooterEndOffset,
-        md.getDocMappingJson,
+        DocMapping.readable(md.getDocMappingJson),
         stats.minValues,
         stats.maxValues,
         if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty
@@ -154,7 +154,8 @@ object DocumentSplitWriter {
   }
 
   /**
-   * The tantivy schema of the batch-document path: every field stored. The string form of
+   * The tantivy schema of the batch-document path, each field as its [[IndexedField]] says
+   * (indexed, stored, fast, tokenizer). The string form of
    * `addJsonField` is deprecated in tantivy4java 0.31.0; its replacement builds a different doc
    * mapping, which would change the on-disk format of JSON fields, so it stays until that is
    * decided on its own.
@@ -165,14 +166,16 @@ object DocumentSplitWriter {
     try {
       fields.foreach { f =>
         f.kind match {
-          case IndexKind.RawString => b.addStringField(f.name, true, true, true)
-          case IndexKind.Text => b.addTextField(f.name, true, false, "default", "position")
-          case IndexKind.Json => b.addJsonField(f.name, true, "raw", "position")
-          case IndexKind.I64 => b.addIntegerField(f.name, true, true, true)
-          case IndexKind.F64 => b.addFloatField(f.name, true, true, true)
-          case IndexKind.Bool => b.addBooleanField(f.name, true, true, true)
-          case IndexKind.DateTime => b.addDateField(f.name, true, true, true)
-          case IndexKind.Bytes => b.addBytesField(f.name, true, true, true, "basic")
+          case IndexKind.RawString => b.addStringField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.Text =>
+            b.addTextField(f.name, f.stored, f.fast, f.tokenizer.getOrElse("default"), "position")
+          case IndexKind.Json => b.addJsonField(f.name, f.stored, "raw", "position")
+          case IndexKind.Ip => b.addIpAddrField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.I64 => b.addIntegerField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.F64 => b.addFloatField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.Bool => b.addBooleanField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.DateTime => b.addDateField(f.name, f.stored, f.indexed, f.fast)
+          case IndexKind.Bytes => b.addBytesField(f.name, f.stored, f.indexed, f.fast, "basic")
         }
       }
       b.build()

@@ -1,13 +1,16 @@
 package io.indextables.spark.write
 
+import java.util.Locale
+
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.{Column, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
@@ -138,8 +141,13 @@ final class IndexTables4SparkBatchWrite(
   private def keepRows(rw: WriteMode.ReplaceWhere, splits: Seq[AddAction]): Seq[AddAction] = {
     val spark = SparkSession.active
     val snapshot = base.getOrElse(throw new IllegalStateException("a rewrite needs a table"))
-    val columns =
-      plan.writeSchema.fieldNames.toSeq.map(n => new Column(UnresolvedAttribute(Seq(n))))
+    // A column this write adds (mergeSchema) is NULL in the rows kept.
+    val had = TableIndexing.tableSchema(snapshot).fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
+    val columns = plan.writeSchema.fields.toSeq.map { f =>
+      if (had.contains(f.name.toLowerCase(Locale.ROOT)))
+        new Column(UnresolvedAttribute(Seq(f.name)))
+      else lit(null).cast(f.dataType).as(f.name)
+    }
     val rows = spark.read.format("indextables")
       .options(fileSystemOptions)
       .option("versionAsOf", snapshot.version.toString)

@@ -7,11 +7,11 @@ import scala.collection.JavaConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsDynamicOverwrite, SupportsOverwrite, Write, WriteBuilder}
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.schema.TableIndexSchema
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
+import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
 import io.indextables.spark.transaction.{Snapshot, TransactionLog}
 import io.indextables.spark.util.SerializableHadoopConf
 
@@ -100,26 +100,37 @@ final class IndexTables4SparkWriteBuilder(
     val spark = SparkSession.active
     val writeOptions = info.options().asCaseSensitiveMap().asScala.toMap
     val opts = resolveOptions(writeOptions)
+    IndexTablesOptions.checkWriteOptions(writeOptions, opts)
     val dataSchema = info.schema()
     val mode = writeMode(spark, writeOptions)
-    // Only a whole-table overwrite may change the table's schema, partitioning and index types.
+    // Only a whole-table overwrite may change the table's schema, partitioning and indexing.
     val replacesTable = mode == WriteMode.Truncate
     val partitionColumns = existing match {
       case Some(snap) if !replacesTable => snap.metadata.partitionColumns
       case _ => requestedPartitionColumns
     }
-    val typemap = existing match {
+    val (indexSchema, evolved) = existing match {
       case Some(snap) if !replacesTable =>
-        checkAppendSchema(snap.metadata.schemaString, dataSchema)
-        val recorded = IndexTablesOptions.recordedTypemap(snap.metadata.configuration)
-        opts.typemap.foreach { case (c, t) =>
-          val was = recorded.getOrElse(c, "string")
-          if (was != t) throw IndexTablesErrors.typemapChanged(tableName, c, was, t)
-        }
-        recorded
-      case _ => opts.typemap
+        val mergeSchema = writeOptions.collectFirst {
+          case (k, v) if k.equalsIgnoreCase(MergeSchemaOption) =>
+            IndexTablesConf.MergeSchema.parse(v)
+              .getOrElse(throw IndexTablesErrors.invalidOption(
+                MergeSchemaOption,
+                v,
+                "true or false"))
+        }.getOrElse(opts.get(IndexTablesConf.MergeSchema))
+        val tableSchema = TableIndexing.tableSchema(snap)
+        val merged = SchemaEvolution.merge(tableName, tableSchema, dataSchema, mergeSchema)
+        val schema = keptIndexing(snap, opts, dataSchema, partitionColumns)
+        (schema, if (merged != tableSchema) Some(SchemaChange(tableSchema, merged)) else None)
+      case Some(_) =>
+        // A whole-table overwrite keeps the indexing the table recorded for the columns it
+        // still has, unless the write asks otherwise.
+        val recorded = opts.copy(options = Map.empty, sessionConf = Map.empty).indexing
+        val request = recorded.restrictedTo(dataSchema).overlaidBy(asked(opts))
+        (TableIndexSchema.resolve(dataSchema, partitionColumns, request), None)
+      case None => (TableIndexSchema.resolve(dataSchema, partitionColumns, opts.indexing), None)
     }
-    val indexSchema = TableIndexSchema.resolve(dataSchema, partitionColumns, typemap)
     val decision = WritePathSelector.select(indexSchema)
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions)
     val rowCheck = mode match {
@@ -138,7 +149,8 @@ final class IndexTables4SparkWriteBuilder(
       batchRows = opts.get(IndexTablesConf.ArrowBatchRows),
       maxRowsPerSplit = opts.get(IndexTablesConf.MaxRowsPerSplit),
       statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength),
-      rowCheck = rowCheck
+      rowCheck = rowCheck,
+      schemaChange = evolved
     )
     new IndexTables4SparkBatchWrite(
       tableName,
@@ -149,18 +161,55 @@ final class IndexTables4SparkWriteBuilder(
       opts.fileSystemOptions)
   }
 
-  private def checkAppendSchema(tableSchemaJson: String, data: StructType): Unit = {
-    val tableSchema = DataType.fromJson(tableSchemaJson).asInstanceOf[StructType]
-    def shape(s: StructType) =
-      s.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType.catalogString).toSeq
-    if (shape(tableSchema).sortBy(_._1) != shape(data).sortBy(_._1)) {
-      throw IndexTablesErrors.schemaMismatch(tableName, tableSchema.simpleString, data.simpleString)
+  /**
+   * How a write into an existing table indexes the data: each column the table's splits hold
+   * keeps how they hold it (their doc mappings say; an option that asks otherwise fails, naming
+   * both), and a new column takes the write's options.
+   */
+  private def keptIndexing(
+      snap: Snapshot,
+      opts: IndexTablesOptions,
+      data: StructType,
+      partitionColumns: Seq[String]): TableIndexSchema = {
+    val current = TableIndexing.ofTable(snap)
+    val requested = TableIndexSchema.resolve(data, partitionColumns, asked(opts))
+    val askedColumns = asked(opts).columns
+    val fields = requested.fields.map { req =>
+      current.field(req.name) match {
+        case Some(cur) =>
+          val same = cur.copy(dataType = req.dataType) == req
+          if (!same && askedColumns.contains(req.name.toLowerCase(Locale.ROOT)))
+            throw IndexTablesErrors.typemapChanged(
+              tableName,
+              req.name,
+              describe(cur),
+              describe(req))
+          cur.copy(dataType = req.dataType)
+        case None => req
+      }
     }
+    requested.copy(fields = fields)
+  }
+
+  /** What this write itself asks of the index (its options and the session's). */
+  private def asked(opts: IndexTablesOptions): IndexingRequest =
+    opts.copy(tableProps = Map.empty).indexing
+
+  private def describe(f: IndexedField): String = {
+    val flags = Seq(
+      Some(f.kind.name),
+      f.tokenizer.map(t => s"tokenizer $t"),
+      Some(if (f.fast) "fast" else "not fast"),
+      if (!f.indexed) Some("not indexed") else None,
+      if (!f.stored) Some("not stored") else None
+    ).flatten
+    flags.mkString(", ")
   }
 }
 
 object IndexTables4SparkWriteBuilder {
   val ReplaceWhereOption = "replaceWhere"
+  val MergeSchemaOption = "mergeSchema"
   val PartitionOverwriteModeOption = "partitionOverwriteMode"
 
   /** What Spark asked of the builder. */

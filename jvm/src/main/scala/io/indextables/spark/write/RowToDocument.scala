@@ -6,7 +6,7 @@ import scala.collection.JavaConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.util.ArrayData
+import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.schema.StoredJson
@@ -28,6 +28,7 @@ object RowToDocument {
       if (!row.isNullAt(ord)) f.kind match {
         case IndexKind.RawString | IndexKind.Text =>
           doc.addText(f.name, row.getUTF8String(ord).toString)
+        case IndexKind.Ip => doc.addIpAddr(f.name, row.getUTF8String(ord).toString)
         case IndexKind.I64 => f.dataType match {
             case IntegerType => doc.addInteger(f.name, row.getInt(ord).toLong)
             case _ => doc.addInteger(f.name, row.getLong(ord))
@@ -54,6 +55,7 @@ object RowToDocument {
     case StringType => mapper.readValue(row.getUTF8String(ord).toString, classOf[Object])
     case a: ArrayType => Map(StoredJson.ArrayKey -> toJava(row.getArray(ord), a)).asJava
     case s: StructType => toJava(row.getStruct(ord, s.length), s)
+    case m: MapType => toJava(row.getMap(ord), m)
     case other => throw new IllegalStateException(s"json kind on ${other.simpleString}")
   }
 
@@ -73,6 +75,19 @@ object RowToDocument {
       if (!row.isNullAt(i)) m.put(f.name, value(row, i, f.dataType))
     }
     m
+  }
+
+  /** A map with string keys as a JSON object (keys in the map's order; a null value kept). */
+  private def toJava(map: MapData, m: MapType): java.util.Map[String, Object] = {
+    val out = new java.util.LinkedHashMap[String, Object]()
+    val keys = map.keyArray()
+    val values = map.valueArray()
+    (0 until map.numElements()).foreach { i =>
+      out.put(
+        keys.getUTF8String(i).toString,
+        if (values.isNullAt(i)) null else value(values, i, m.valueType))
+    }
+    out
   }
 
   private def toJava(arr: ArrayData, a: ArrayType): java.util.List[Object] = {
@@ -98,6 +113,7 @@ object RowToDocument {
     case TimestampType => StatsValues.formatTimestamp(src.getLong(i))
     case s: StructType => toJava(src.getStruct(i, s.length), s)
     case a: ArrayType => toJava(src.getArray(i), a)
+    case m: MapType => toJava(src.getMap(i), m)
     case other => throw new IllegalStateException(s"unsupported nested ${other.simpleString}")
   }
 }

@@ -1,6 +1,6 @@
 package io.indextables.spark.write
 
-import org.apache.spark.sql.types.{ArrayType, DataType, StringType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
 
 import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
 
@@ -34,12 +34,29 @@ object WritePathSelector {
         s"column '${f.name}' is a JSON string; the Arrow FFI path indexes strings raw only"
       case f if containsArray(f.dataType) =>
         s"column '${f.name}' holds an array; the Arrow FFI path does not store lists"
+      case f if containsMap(f.dataType) =>
+        s"column '${f.name}' holds a map; the Arrow FFI path does not take maps"
+      case f if f.kind == IndexKind.Ip =>
+        s"column '${f.name}' is an IP address; the Arrow FFI path indexes strings raw only"
+      // JSON fast-ness is not asked for (see TableIndexSchema); the Arrow FFI path's own differs.
+      case f
+          if !(f.indexed && f.stored &&
+            (f.kind == IndexKind.Json || f.fast == TableIndexSchema.defaultFast(f.kind))) =>
+        s"column '${f.name}' is not indexed, stored and fast as by default; the Arrow FFI " +
+          "path makes every field all three"
     }
     needsDocuments match {
       case Some(reason) => Decision(WritePath.BatchDocuments, reason)
       case None =>
         Decision(WritePath.ArrowFfi, "every column is indexed as the Arrow FFI path does")
     }
+  }
+
+  private def containsMap(dt: DataType): Boolean = dt match {
+    case _: MapType => true
+    case s: StructType => s.fields.exists(f => containsMap(f.dataType))
+    case a: ArrayType => containsMap(a.elementType)
+    case _ => false
   }
 
   private def containsArray(dt: DataType): Boolean = dt match {

@@ -11,6 +11,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  * to executors. Immutable.
  *
  * @param rowCheck a predicate every written row must satisfy (replaceWhere), if any
+ * @param schemaChange the columns this write adds to the table (mergeSchema), if any
  */
 final case class WritePlan(
     tablePath: String,
@@ -23,7 +24,11 @@ final case class WritePlan(
     batchRows: Int,
     maxRowsPerSplit: Long,
     statsTruncateAt: Int,
-    rowCheck: Option[RowCheck] = None)
+    rowCheck: Option[RowCheck] = None,
+    schemaChange: Option[SchemaChange] = None)
+
+/** A table schema `from` that a write extends to `to` by adding columns. */
+final case class SchemaChange(from: StructType, to: StructType)
 
 /**
  * A predicate, bound to the write schema, that every written row must satisfy.

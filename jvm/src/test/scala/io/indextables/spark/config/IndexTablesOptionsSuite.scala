@@ -134,4 +134,66 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
     assert(opts.hadoopOptions.contains("fs.s3a.endpoint"))
     assert(IndexQueryRegistry.KeyOption.startsWith(IndexTablesOptions.InternalPrefix))
   }
+
+  test("the indexing request reads per-column and list forms, and lists whole per layer") {
+    val opts = IndexTablesOptions(
+      options = Map(
+        "spark.indextables.indexing.typemap.text" -> "Message, title",
+        "spark.indextables.indexing.typemap.text_col" -> "json",
+        "spark.indextables.indexing.typemap.addr" -> "ipaddr",
+        "spark.indextables.indexing.tokenizer.en_stem" -> "title",
+        "spark.indextables.indexing.tokenizer.body" -> "whitespace",
+        "spark.indextables.indexing.fastfields" -> "a, b"
+      ),
+      sessionConf = Map("spark.indextables.indexing.fastfields" -> "c"),
+      tableProps = Map(
+        "spark.indextables.indexing.typemap.text" -> "json",
+        "spark.indextables.indexing.indexonlyfields" -> "d")
+    )
+    val r = opts.indexing
+    // typemap.text=json in the table is a column named "text"; the option's list form wins for
+    // the columns it names.
+    assert(r.typemap === Map(
+      "message" -> "text",
+      "title" -> "text",
+      "text_col" -> "json",
+      "addr" -> "ip",
+      "text" -> "json"))
+    assert(r.tokenizers === Map("title" -> "en_stem", "body" -> "whitespace"))
+    assert(r.fast === Set("a", "b"))
+    assert(r.indexOnly === Set("d"))
+    assert(r.keyFor("body") === "spark.indextables.indexing.tokenizer.body")
+  }
+
+  test("sizes take binary units; aliases are read, and their errors name them") {
+    import ConfEntry.parseBytes
+    assert(parseBytes("100M") === Some(100L << 20))
+    assert(parseBytes("1g") === Some(1L << 30))
+    assert(parseBytes("512 k") === Some(512L << 10))
+    assert(parseBytes("268435456") === Some(268435456L))
+    assert(Seq("100MB", "1.5G", "-1", "", "M").forall(parseBytes(_).isEmpty))
+    val heap = IndexTablesOptions(Map("spark.indextables.indexWriter.heapSize" -> "1G"))
+    assert(heap.get(IndexTablesConf.WriterHeapSize) === (1L << 30))
+    val alias = IndexTablesOptions(Map("spark.indextables.write.arrowFfi.batchSize" -> "0"))
+    val ex = intercept[IndexTablesException](alias.get(IndexTablesConf.ArrowBatchRows))
+    assert(ex.getMessage.contains("spark.indextables.write.arrowFfi.batchSize"), ex.getMessage)
+    val both = IndexTablesOptions(
+      Map("spark.indextables.write.arrowFfi.batchSize" -> "5"),
+      sessionConf = Map("spark.indextables.write.arrow.batchSize" -> "7"))
+    assert(both.get(IndexTablesConf.ArrowBatchRows) === 5)
+  }
+
+  test("an unknown spark.indextables key fails naming the closest keys, unless not strict") {
+    val write = Map("spark.indextables.maxrowspersplt" -> "5", "other.key" -> "x")
+    val ex = intercept[IndexTablesException](
+      IndexTablesOptions.checkWriteOptions(write, IndexTablesOptions(write)))
+    assert(ex.getMessage.contains("spark.indextables.maxRowsPerSplit"), ex.getMessage)
+    val lenient = write + ("spark.indextables.write.strictOptions" -> "false")
+    IndexTablesOptions.checkWriteOptions(lenient, IndexTablesOptions(lenient))
+    val known = Map(
+      "spark.indextables.indexing.typemap.x" -> "text",
+      "spark.indextables.indexing.fastfields" -> "x",
+      "spark.indextables.cache.maxSize" -> "1")
+    IndexTablesOptions.checkWriteOptions(known, IndexTablesOptions(known))
+  }
 }

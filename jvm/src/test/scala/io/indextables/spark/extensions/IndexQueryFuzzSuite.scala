@@ -14,8 +14,8 @@ import org.scalatest.time.{Seconds, Span}
 
 import io.indextables.spark.core.TableLogResolver
 import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.config.TableIndexing
 import io.indextables.spark.filters.{IndexQueryMode, IndexQueryParsing, MixedBooleanFilter}
-import io.indextables.spark.read.IndexTables4SparkScanBuilder
 import io.indextables.spark.sql.{IndexQuerySqlRewriter, IndexTables4SparkSqlParser}
 
 /**
@@ -110,7 +110,8 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
 
   test("4000 random query strings parse natively to a query or a clean error quoting them") {
     val snapshot = TableLogResolver.loadExisting(table, Map.empty)
-    val schema = IndexTables4SparkScanBuilder.indexSchemaOf(snapshot)
+    val schema = TableIndexing.ofTable(snapshot)
+    val mapping = TableIndexing.unionMapping(snapshot)
     val rnd = new Random(5)
     var ok = 0
     var rejected = 0
@@ -120,7 +121,7 @@ class IndexQueryFuzzSuite extends AnyFunSuite with BeforeAndAfterAll with TimeLi
         val filter = if (rnd.nextBoolean())
           MixedBooleanFilter.IndexQueryFilter("message", q, IndexQueryMode.IndexQuery)
         else MixedBooleanFilter.IndexQueryAllFilter(q)
-        try { IndexQueryParsing.toQuery(filter, schema, snapshot); ok += 1 }
+        try { IndexQueryParsing.toQuery(filter, schema, mapping, table); ok += 1 }
         catch {
           case e: IndexTablesException =>
             assert(e.getMessage.contains(s"'$q'"), e.getMessage); rejected += 1

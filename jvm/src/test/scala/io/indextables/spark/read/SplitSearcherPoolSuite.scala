@@ -2,45 +2,13 @@ package io.indextables.spark.read
 
 import java.io.File
 
-import org.apache.spark.sql.types.StructType
-
 import io.indextables.spark.IndexTablesTestBase
-import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.transaction.TransactionLog
-import io.indextables.spark.util.SerializableHadoopConf
 
 /** Searchers are kept between reads of the same split file, and only of the same file. */
 class SplitSearcherPoolSuite extends IndexTablesTestBase {
 
-  private def planAndSplit(path: String): (ReadPlan, SplitInputPartition) = {
-    val conf = spark.sessionState.newHadoopConf()
-    val snap =
-      TransactionLog.forTable(path, conf, IndexTablesOptions.Defaults.logSettings).snapshot()
-    val a = snap.allFiles.head
-    val plan = ReadPlan(
-      path,
-      new SerializableHadoopConf(conf),
-      new StructType(),
-      Nil,
-      new StructType(),
-      "UTC",
-      None,
-      None,
-      None,
-      2048,
-      1L << 28,
-      queryCache = false)
-    val split = SplitInputPartition(
-      a.path,
-      a.partitionValues,
-      a.numRecords,
-      Some(a.size),
-      a.footerStartOffset.get,
-      a.footerEndOffset.get,
-      snap.docMappingFor(a),
-      hasLongTokens = false)
-    (plan, split)
-  }
+  private def planAndSplit(path: String): (ReadPlan, SplitInputPartition) =
+    SplitFixtures.planAndSplit(spark, path)
 
   test("a searcher given back is borrowed again; one in use is never shared") {
     val path = tablePath("pool")

@@ -55,7 +55,7 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   }
 
   test("partition columns are kept out of the indexed fields and the data schema") {
-    val s = TableIndexSchema.resolve(everyKind, Seq("p"), Map.empty)
+    val s = TableIndexSchema.resolve(everyKind, Seq("p"), IndexingRequest())
     assert(s.field("p").isEmpty)
     assert(s.isPartitionColumn("p") && !s.isPartitionColumn("s"))
     assert(s.partitionSchema.fieldNames.toSeq === Seq("p"))
@@ -76,7 +76,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
 
   test("unsupported top-level types are refused with the column and type named") {
     Seq[(DataType, String)](
-      MapType(StringType, StringType) -> "map<string,string>",
+      MapType(IntegerType, StringType) -> "map<int,string>",
+      DecimalType(16, 2) -> "decimal(16,2)",
       ShortType -> "smallint",
       ByteType -> "tinyint",
       TimestampNTZType -> "timestamp_ntz",
@@ -90,9 +91,9 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   test("an unsupported type nested in a struct is refused with its full path") {
     val nested = StructType(Seq(StructField(
       "inner",
-      StructType(Seq(StructField("m", MapType(StringType, LongType)))))))
+      StructType(Seq(StructField("m", MapType(LongType, LongType)))))))
     val msg = resolveError(StructType(Seq(StructField("outer", nested))))
-    assert(msg.contains("'outer.inner.m'") && msg.contains("map<string,bigint>"), msg)
+    assert(msg.contains("'outer.inner.m'") && msg.contains("map<bigint,bigint>"), msg)
   }
 
   test("an unsupported array element type is refused with the element path") {
@@ -110,7 +111,7 @@ class TableIndexSchemaSuite extends AnyFunSuite {
       StructType(Seq(
         StructField("xs", ArrayType(StructType(Seq(StructField("d", DateType))))),
         StructField("dec", DecimalType(5, 1)))))))
-    assert(TableIndexSchema.resolve(schema, Nil, Map.empty).field("s").map(_.kind) ===
+    assert(TableIndexSchema.resolve(schema, Nil, IndexingRequest()).field("s").map(_.kind) ===
       Some(IndexKind.Json))
   }
 
@@ -135,7 +136,7 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     Seq(StringType, IntegerType, LongType, BooleanType, DoubleType, DateType, TimestampType)
       .foreach { dt =>
         val schema = StructType(Seq(StructField("v", LongType), StructField("p", dt)))
-        val s = TableIndexSchema.resolve(schema, Seq("p"), Map.empty)
+        val s = TableIndexSchema.resolve(schema, Seq("p"), IndexingRequest())
         assert(s.partitionSchema === StructType(Seq(StructField("p", dt))))
       }
   }
