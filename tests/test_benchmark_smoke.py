@@ -69,3 +69,23 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     assert not (out / "results.partial.json").exists()
     # The session is pytest's: the suite must leave it running.
     assert spark.range(3).count() == 3
+
+
+def test_optimized_writes_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/optimized_writes.py at a tiny size, in its own process (it owns its
+    session): both tables give the same answers, and the optimized one has fewer splits."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "benchmarks" / "optimized_writes.py"
+    args = ["--rows", "20000", "--partitions", "20", "--target", "1M", "--runs", "1"]
+    out = tmp_path / "optimized"
+    subprocess.run(
+        [sys.executable, str(script), *args, "--driver-memory", "1g", "--out", str(out)],
+        check=True,
+        timeout=600,
+    )
+    result = json.loads((out / "optimized-writes.json").read_text())
+    assert result["plain"]["splits"] == 20
+    assert result["optimized"]["splits"] < 20
+    assert result["count_star_answer"] == 20000
+    assert (out / "optimized-writes.md").read_text().startswith("# Optimized writes")

@@ -49,7 +49,13 @@ object ConfEntry {
    * (`100M`, `1G`, `512k`; K, M, G, T, case ignored).
    */
   def bytes(key: String, default: Long, doc: String, min: Long, max: Long): ConfEntry[Long] =
-    ConfEntry(key, default, doc, s"a size in bytes from $min to $max, such as 100M or 1G")(s =>
+    ConfEntry(
+      key,
+      default,
+      doc,
+      if (max == Long.MaxValue) s"a size in bytes of at least $min, such as 100M or 1G"
+      else s"a size in bytes from $min to $max, such as 100M or 1G"
+    )(s =>
       parseBytes(s).filter(v => v >= min && v <= max))
 
   def parseBytes(s: String): Option[Long] = {

@@ -55,6 +55,56 @@ object IndexTablesConf {
       "close matches) instead of ignoring it."
   )
 
+  // Optimized writes (names and defaults as upstream documents them)
+
+  val OptimizeWriteEnabled: ConfEntry[Boolean] = boolean(
+    "spark.indextables.write.optimizeWrite.enabled",
+    false,
+    "Whether a write asks Spark for a shuffle before it (RequiresDistributionAndOrdering) so " +
+      "that each task writes splits near write.optimizeWrite.targetSplitSize."
+  )
+
+  val OptimizeWriteTargetSplitSize: ConfEntry[Long] = bytes(
+    "spark.indextables.write.optimizeWrite.targetSplitSize",
+    1L << 30,
+    "The on-disk split size an optimized write aims at (512M, 1G, ...).",
+    min = 1L,
+    max = Long.MaxValue
+  )
+
+  val OptimizeWriteDistributionMode: ConfEntry[String] = oneOf(
+    "spark.indextables.write.optimizeWrite.distributionMode",
+    "hash",
+    "hash (clustered on the partition columns, or the first column, which AQE may rebalance), " +
+      "balanced (exactly defaultParallelism tasks, splits rolled at maxSplitSize) or none (no " +
+      "shuffle).",
+    Seq("hash", "balanced", "none")
+  )
+
+  val OptimizeWriteMaxSplitSize: ConfEntry[Long] = bytes(
+    "spark.indextables.write.optimizeWrite.maxSplitSize",
+    4L << 30,
+    "The on-disk size at which an optimized write rolls to a new split (estimated from the " +
+      "table's bytes per row, once it has history).",
+    min = 1L,
+    max = Long.MaxValue
+  )
+
+  val OptimizeWriteSamplingRatio: ConfEntry[Double] = double(
+    "spark.indextables.write.optimizeWrite.samplingRatio",
+    1.1,
+    "Shuffle bytes per on-disk split byte assumed when no earlier optimized write measured it: " +
+      "the advisory shuffle partition size is targetSplitSize times this.",
+    min = 0.001
+  )
+
+  val OptimizeWriteMinRowsForEstimation: ConfEntry[Long] = long(
+    "spark.indextables.write.optimizeWrite.minRowsForEstimation",
+    10000L,
+    "Rows the table must hold before its bytes per row size an optimized write.",
+    min = 1L
+  )
+
   val ReadBatchSize: ConfEntry[Int] = int(
     "spark.indextables.read.batchSize",
     2048,
@@ -243,6 +293,12 @@ object IndexTablesConf {
     ArrowBatchRows,
     MergeSchema,
     StrictOptions,
+    OptimizeWriteEnabled,
+    OptimizeWriteTargetSplitSize,
+    OptimizeWriteDistributionMode,
+    OptimizeWriteMaxSplitSize,
+    OptimizeWriteSamplingRatio,
+    OptimizeWriteMinRowsForEstimation,
     ReadBatchSize,
     SplitsPerTask,
     MaxSplitsPerTask,

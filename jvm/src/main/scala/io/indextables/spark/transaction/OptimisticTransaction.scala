@@ -28,7 +28,10 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
    * action. Throws [[io.indextables.spark.exceptions.ConcurrentCommitException]] after `retry.maxAttempts` lost races.
    * The operation and its `parameters` are recorded beside the version (see [[CommitInfo]]).
    */
-  def commit(operation: String, parameters: Map[String, String] = Map.empty)(
+  def commit(
+      operation: String,
+      parameters: Map[String, String] = Map.empty,
+      metrics: Map[String, String] = Map.empty)(
       buildActions: Option[Snapshot] => Seq[Action]): Long = {
     var attempt = 1
     while (true) {
@@ -40,7 +43,9 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       if (log.store.putIfAbsent(file, VersionFiles.encode(actions, compressed))) {
         log.recordCommit(base, version, actions)
         logger.info(s"Committed '$operation' as version $version of ${log.tablePath}")
-        recordInfo(version, CommitInfo(operation, parameters, System.currentTimeMillis()))
+        recordInfo(
+          version,
+          CommitInfo(operation, parameters, System.currentTimeMillis(), metrics))
         CheckpointWriter.afterCommit(log, version)
         return version
       }

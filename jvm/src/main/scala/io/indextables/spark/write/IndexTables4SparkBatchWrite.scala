@@ -61,19 +61,21 @@ final class IndexTables4SparkBatchWrite(
       }
       // The first version of a table is its creation, whatever the write's mode.
       val operation = if (base.isEmpty) "CREATE" else mode.operation
-      log.startTransaction().commit(operation, mode.parameters) { current =>
-        val removed = mode match {
-          case WriteMode.Append => Nil
-          case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
-          case rw: WriteMode.ReplaceWhere =>
-            unchanged(current, whole ++ rewritten, f => pruner.mayMatch(f, rw.filters))
-            whole ++ rewritten
-          case WriteMode.DynamicPartitions =>
-            val partitions = adds.map(_.partitionValues).toSet
-            unchanged(current, Nil, f => partitions.contains(f.partitionValues))
-            current.toSeq.flatMap(_.allFiles).filter(f => partitions.contains(f.partitionValues))
-        }
-        CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
+      val parameters = mode.parameters ++ plan.optimized.map(_.parameters).getOrElse(Map.empty)
+      log.startTransaction().commit(operation, parameters, metrics(messages.toSeq, adds ++ kept)) {
+        current =>
+          val removed = mode match {
+            case WriteMode.Append => Nil
+            case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
+            case rw: WriteMode.ReplaceWhere =>
+              unchanged(current, whole ++ rewritten, f => pruner.mayMatch(f, rw.filters))
+              whole ++ rewritten
+            case WriteMode.DynamicPartitions =>
+              val partitions = adds.map(_.partitionValues).toSet
+              unchanged(current, Nil, f => partitions.contains(f.partitionValues))
+              current.toSeq.flatMap(_.allFiles).filter(f => partitions.contains(f.partitionValues))
+          }
+          CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
       }
     } catch {
       case e: Throwable =>
@@ -85,8 +87,19 @@ final class IndexTables4SparkBatchWrite(
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))
 
+  /** The commit record's metrics, named as Delta names them (see WriteSizeEstimator). */
+  private def metrics(messages: Seq[WriterCommitMessage], adds: Seq[AddAction]) = {
+    val written = messages.collect { case m: IndexTablesCommitMessage => m }
+    val shuffle = written.map(_.shuffleBytes).sum
+    Map(
+      WriteSizeEstimator.NumFiles -> adds.size.toString,
+      WriteSizeEstimator.NumOutputRows -> written.map(_.rows).sum.toString,
+      WriteSizeEstimator.NumOutputBytes -> adds.map(_.size).sum.toString
+    ) ++ (if (shuffle > 0) Map(WriteSizeEstimator.ShuffleBytesRead -> shuffle.toString) else Nil)
+  }
+
   private def addsOf(messages: Seq[WriterCommitMessage]): Seq[AddAction] = messages.flatMap {
-    case IndexTablesCommitMessage(a) => a
+    case IndexTablesCommitMessage(a, _, _) => a
     case _ => Nil
   }
 

@@ -9,18 +9,24 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Predicate
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
+import org.apache.spark.sql.indextables.SparkTaskMetricsBridge
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.AddAction
 
-/** What one task wrote: the add actions of its splits, already moved into the table. */
-final case class IndexTablesCommitMessage(adds: Seq[AddAction]) extends WriterCommitMessage
+/**
+ * What one task wrote: the add actions of its splits, already moved into the table, its rows,
+ * and the shuffle bytes it read (an optimized write's measure of its input).
+ */
+final case class IndexTablesCommitMessage(adds: Seq[AddAction], rows: Long, shuffleBytes: Long)
+    extends WriterCommitMessage
 
 /**
  * One write task. Rows go to the split writer the plan chose; each finished split is moved into
  * the table at once, and `commit` reports them to the driver, which makes them visible in one
- * log commit. `abort` cancels native work and deletes every split this task moved. Runs on an
- * executor, on one thread.
+ * log commit. `abort` cancels native work and deletes every split this task moved. Each finished
+ * split also adds its bytes and rows to the task's output metrics (the Spark UI's "Output") as
+ * it is uploaded. Runs on an executor, on one thread.
  */
 final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskId: Long)
     extends DataWriter[InternalRow] {
@@ -43,6 +49,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
   private val uploader = new SplitUploader(plan)
   private val added = ArrayBuffer.empty[AddAction]
   private val check = plan.rowCheck.map(c => (c, Predicate.createInterpreted(c.bound)))
+  private var rows = 0L
 
   override def write(row: InternalRow): Unit = {
     check.foreach { case (c, p) =>
@@ -52,12 +59,13 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
         row.toSeq(plan.writeSchema).zip(plan.writeSchema.fieldNames)
           .map { case (v, n) => s"$n=$v" }.mkString("[", ", ", "]").take(500))
     }
+    rows += 1
     upload(splitWriter.write(row))
   }
 
   override def commit(): WriterCommitMessage = {
     upload(splitWriter.finish())
-    IndexTablesCommitMessage(added.toList)
+    IndexTablesCommitMessage(added.toList, rows, SparkTaskMetricsBridge.shuffleBytesRead)
   }
 
   override def abort(): Unit = {
@@ -72,6 +80,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
 
   private def upload(splits: Seq[LocalSplit]): Unit = splits.foreach { s =>
     val (relative, size) = uploader.upload(s)
+    SparkTaskMetricsBridge.addOutput(size, s.numDocs)
     added += AddAction(
       path = relative,
       partitionValues = s.partitionValues,

@@ -5,7 +5,9 @@ import java.util.Locale
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, SupportsDynamicOverwrite, SupportsOverwrite, Write, WriteBuilder}
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, RequiresDistributionAndOrdering, SupportsDynamicOverwrite, SupportsOverwrite, Write, WriteBuilder}
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.StructType
 
@@ -51,9 +53,90 @@ final class IndexTables4SparkWriteBuilder(
     this
   }
 
-  override def build(): Write = new Write {
-    override def description(): String = s"IndexTablesWrite($tableName, $request)"
-    override def toBatch: BatchWrite = planBatchWrite()
+  override def build(): Write = {
+    val opts = resolveOptions(info.options().asCaseSensitiveMap().asScala.toMap)
+    if (!opts.get(IndexTablesConf.OptimizeWriteEnabled)) new Write {
+      override def description(): String = s"IndexTablesWrite($tableName, $request)"
+      // The physical plan shows a write by its toString.
+      override def toString: String = description()
+      override def toBatch: BatchWrite = planBatchWrite(None)
+    }
+    else new OptimizedWrite(optimizedSpec(opts))
+  }
+
+  /**
+   * A write that asks Spark to shuffle its rows first (`spark.indextables.write.optimizeWrite.*`),
+   * so that each task writes splits near the target size whatever the input's partitioning:
+   *  - hash: clustered on the partition columns (the first column of an unpartitioned table),
+   *    not strictly, so AQE rebalances skew, with the advisory partition size of
+   *    [[WriteSizeEstimator]];
+   *  - balanced: exactly `defaultParallelism` tasks, strictly, over ranges of the same
+   *    columns; tasks roll to a new split at maxSplitSize (once the table's history gives its
+   *    bytes per row);
+   *  - none: no shuffle.
+   */
+  private final class OptimizedWrite(spec: OptimizedWriteSpec)
+      extends Write with RequiresDistributionAndOrdering {
+    private val hash = spec.distributionMode == "hash"
+    private val balanced = spec.distributionMode == "balanced"
+
+    override def description(): String = {
+      val sizing =
+        if (hash) s", advisoryPartitionSize=${spec.estimate.advisoryBytes} (${spec.estimate.mode})"
+        else ""
+      val rolling = spec.estimate.maxRowsPerSplit.map(n => s", maxRowsPerSplit=$n").getOrElse("")
+      s"IndexTablesWrite($tableName, $request, optimizeWrite=${spec.distributionMode}$sizing$rolling)"
+    }
+    override def toString: String = description()
+    override def toBatch: BatchWrite = planBatchWrite(Some(spec))
+
+    // Balanced: Spark takes a partition count only with a distribution, so a range one on the
+    // same columns (sampled bounds spread the rows evenly over the tasks).
+    override def requiredDistribution(): Distribution = {
+      val columns = clusteringColumns.map(c => Expressions.column(quoted(c)))
+      if (hash) Distributions.clustered(columns.map(c => c: Expression).toArray)
+      else if (balanced)
+        Distributions.ordered(columns.map(c =>
+          Expressions.sort(c, SortDirection.ASCENDING)).toArray)
+      else Distributions.unspecified()
+    }
+
+    override def distributionStrictlyRequired(): Boolean = !hash
+
+    override def requiredNumPartitions(): Int =
+      if (balanced) SparkSession.active.sparkContext.defaultParallelism else 0
+
+    override def advisoryPartitionSizeInBytes(): Long =
+      if (hash) spec.estimate.advisoryBytes else 0L
+
+    override def requiredOrdering(): Array[SortOrder] = Array.empty
+  }
+
+  /** A column name as Spark's parser reads it, whatever characters it holds. */
+  private def quoted(name: String): String = "`" + name.replace("`", "``") + "`"
+
+  /** The table's partition columns, or else the data's first column. */
+  private def clusteringColumns: Seq[String] = {
+    val partitions = existing.map(_.metadata.partitionColumns).getOrElse(requestedPartitionColumns)
+    if (partitions.nonEmpty) partitions else info.schema().fieldNames.headOption.toSeq
+  }
+
+  private def optimizedSpec(opts: IndexTablesOptions): OptimizedWriteSpec = {
+    import IndexTablesConf._
+    val target = opts.get(OptimizeWriteTargetSplitSize)
+    val estimate = WriteSizeEstimator.estimate(
+      existing,
+      TransactionLog.forTable(
+        tablePath,
+        SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions),
+        opts.logSettings,
+        opts.fileSystemOptions),
+      target,
+      opts.get(OptimizeWriteMaxSplitSize),
+      opts.get(OptimizeWriteSamplingRatio),
+      opts.get(OptimizeWriteMinRowsForEstimation)
+    )
+    OptimizedWriteSpec(opts.get(OptimizeWriteDistributionMode), target, estimate)
   }
 
   /**
@@ -96,7 +179,7 @@ final class IndexTables4SparkWriteBuilder(
     }
   }
 
-  private def planBatchWrite(): BatchWrite = {
+  private def planBatchWrite(optimized: Option[OptimizedWriteSpec]): BatchWrite = {
     val spark = SparkSession.active
     val writeOptions = info.options().asCaseSensitiveMap().asScala.toMap
     val opts = resolveOptions(writeOptions)
@@ -147,10 +230,13 @@ final class IndexTables4SparkWriteBuilder(
       timeZone = spark.sessionState.conf.sessionLocalTimeZone,
       heapSize = opts.get(IndexTablesConf.WriterHeapSize),
       batchRows = opts.get(IndexTablesConf.ArrowBatchRows),
-      maxRowsPerSplit = opts.get(IndexTablesConf.MaxRowsPerSplit),
+      // An optimized write also rolls at maxSplitSize, as the table's bytes per row estimate it.
+      maxRowsPerSplit = (opts.get(IndexTablesConf.MaxRowsPerSplit) +:
+        optimized.flatMap(_.estimate.maxRowsPerSplit).toSeq).min,
       statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength),
       rowCheck = rowCheck,
-      schemaChange = evolved
+      schemaChange = evolved,
+      optimized = optimized
     )
     new IndexTables4SparkBatchWrite(
       tableName,

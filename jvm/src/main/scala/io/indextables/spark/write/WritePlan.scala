@@ -12,6 +12,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  *
  * @param rowCheck a predicate every written row must satisfy (replaceWhere), if any
  * @param schemaChange the columns this write adds to the table (mergeSchema), if any
+ * @param optimized    how an optimized write asked Spark to shuffle its rows, if it is one
  */
 final case class WritePlan(
     tablePath: String,
@@ -25,7 +26,26 @@ final case class WritePlan(
     maxRowsPerSplit: Long,
     statsTruncateAt: Int,
     rowCheck: Option[RowCheck] = None,
-    schemaChange: Option[SchemaChange] = None)
+    schemaChange: Option[SchemaChange] = None,
+    optimized: Option[OptimizedWriteSpec] = None)
+
+/**
+ * What an optimized write asked of Spark, for its commit record.
+ *
+ * @param distributionMode hash, balanced or none
+ * @param estimate         the advisory shuffle size and how it was found
+ */
+final case class OptimizedWriteSpec(
+    distributionMode: String,
+    targetSplitSize: Long,
+    estimate: SizeEstimate) {
+  def parameters: Map[String, String] = Map(
+    "optimizeWrite" -> distributionMode,
+    "targetSplitSize" -> targetSplitSize.toString,
+    "advisoryPartitionSize" -> estimate.advisoryBytes.toString,
+    "sizeEstimate" -> estimate.mode
+  ) ++ estimate.maxRowsPerSplit.map(n => "maxRowsPerSplit" -> n.toString)
+}
 
 /** A table schema `from` that a write extends to `to` by adding columns. */
 final case class SchemaChange(from: StructType, to: StructType)

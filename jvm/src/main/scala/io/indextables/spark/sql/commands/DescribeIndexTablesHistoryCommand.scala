@@ -10,12 +10,14 @@ import io.indextables.spark.transaction.{AddAction, RemoveAction}
 /**
  * `DESCRIBE INDEXTABLES HISTORY '<path>' | <table>`: one row per version file in the log, newest
  * first: version long, timestamp timestamp (the version file's modification time), operation
- * string, operation_parameters map<string,string>, files_added long, files_removed long. The
+ * string, operation_parameters map<string,string>, files_added long, files_removed long,
+ * operation_metrics map<string,string> (rows, bytes and files written, shuffle bytes read). The
  * operation and its parameters (mode, predicate, partitionOverwriteMode) are the ones the writer
  * recorded beside the version (see io.indextables.spark.transaction.CommitInfo); for a version
  * without that record (another writer's, or one whose writer died before recording it) the
  * operation is derived from the actions: CREATE (version 0), WRITE (adds only), OVERWRITE
- * (removes and adds), REMOVE (removes only), METADATA (neither), and the parameters are empty.
+ * (removes and adds), REMOVE (removes only), METADATA (neither), and the parameters and metrics
+ * are empty.
  */
 case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget)
     extends LeafRunnableCommand {
@@ -26,7 +28,8 @@ case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget)
     AttributeReference("operation", StringType, nullable = false)(),
     AttributeReference("operation_parameters", MapType(StringType, StringType))(),
     AttributeReference("files_added", LongType, nullable = false)(),
-    AttributeReference("files_removed", LongType, nullable = false)()
+    AttributeReference("files_removed", LongType, nullable = false)(),
+    AttributeReference("operation_metrics", MapType(StringType, StringType))()
   )
 
   override def run(spark: SparkSession): Seq[Row] = {
@@ -48,7 +51,8 @@ case class DescribeIndexTablesHistoryCommand(target: IndexTablesCommandTarget)
         info.map(_.operation).getOrElse(derived),
         info.map(_.parameters).getOrElse(Map.empty[String, String]),
         added,
-        removed
+        removed,
+        info.map(_.metrics).getOrElse(Map.empty[String, String])
       )
     }
   }

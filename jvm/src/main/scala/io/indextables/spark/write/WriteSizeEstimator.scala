@@ -1,0 +1,90 @@
+package io.indextables.spark.write
+
+import scala.util.Try
+
+import io.indextables.spark.transaction.{Snapshot, TransactionLog}
+
+/**
+ * How big the tasks of an optimized write should be, from what the table already knows.
+ *
+ * @param mode             `history` (sized from the table's splits) or `sampling`
+ * @param advisoryBytes    the shuffle partition size to ask AQE for
+ * @param bytesPerRow      on-disk split bytes per row of the table, in history mode
+ * @param maxRowsPerSplit  the rows after which a task rolls to a new split (maxSplitSize over
+ *                         bytesPerRow), in history mode
+ */
+final case class SizeEstimate(
+    mode: String,
+    advisoryBytes: Long,
+    bytesPerRow: Option[Double],
+    maxRowsPerSplit: Option[Long])
+
+/**
+ * The advisory shuffle partition size of an optimized write, as the seed's WriteSizeEstimator
+ * says:
+ *  - history mode, once the table's live splits hold `minRows` rows: their real on-disk bytes
+ *    per row say how many rows make a target-sized split, and the shuffle bytes per row an
+ *    earlier optimized write of the table measured (its commit record's `shuffleBytesRead` over
+ *    `numOutputRows`) say how many shuffle bytes those rows are; without such a measurement the
+ *    advisory size is the sampling mode's;
+ *  - sampling mode: `targetSplitSize * samplingRatio`;
+ *  - any failure falls back to sampling mode.
+ * Driver side, pure but for reading the log.
+ */
+object WriteSizeEstimator {
+
+  /** Commit records looked at, newest first, for a measured shuffle size. */
+  private val RecordsSearched = 20
+
+  def estimate(
+      existing: Option[Snapshot],
+      log: => TransactionLog,
+      targetSplitSize: Long,
+      maxSplitSize: Long,
+      samplingRatio: Double,
+      minRows: Long): SizeEstimate = {
+    val sampling = SizeEstimate("sampling", clamp(targetSplitSize * samplingRatio), None, None)
+    Try {
+      existing.flatMap { snap =>
+        val files = snap.allFiles.filter(_.numRecords.exists(_ > 0))
+        val rows = files.flatMap(_.numRecords).sum
+        if (rows < minRows) None
+        else {
+          val bytesPerRow = files.map(_.size).sum.toDouble / rows
+          val targetRows = targetSplitSize / bytesPerRow
+          val advisory = shuffleBytesPerRow(log, snap.version)
+            .map(perRow => clamp(targetRows * perRow))
+            .getOrElse(sampling.advisoryBytes)
+          Some(SizeEstimate(
+            "history",
+            advisory,
+            Some(bytesPerRow),
+            Some(math.max(1L, (maxSplitSize / bytesPerRow).toLong))))
+        }
+      }
+    }.toOption.flatten.getOrElse(sampling)
+  }
+
+  /** Shuffle bytes per row measured by the newest optimized write among the last records. */
+  private def shuffleBytesPerRow(log: TransactionLog, latest: Long): Option[Double] =
+    (latest to math.max(0L, latest - RecordsSearched + 1) by -1L).iterator
+      .flatMap(v => log.commitInfo(v))
+      .flatMap { info =>
+        for {
+          bytes <- info.metrics.get(ShuffleBytesRead).flatMap(s => Try(s.toLong).toOption)
+          rows <- info.metrics.get(NumOutputRows).flatMap(s => Try(s.toLong).toOption)
+          if bytes > 0 && rows > 0
+        } yield bytes.toDouble / rows
+      }
+      .toStream
+      .headOption
+
+  private def clamp(bytes: Double): Long = math.max(1L << 20, math.min(bytes, Long.MaxValue / 2))
+    .toLong
+
+  // The commit record's metric names, as Delta names its own.
+  val NumOutputRows = "numOutputRows"
+  val NumOutputBytes = "numOutputBytes"
+  val NumFiles = "numFiles"
+  val ShuffleBytesRead = "shuffleBytesRead"
+}
