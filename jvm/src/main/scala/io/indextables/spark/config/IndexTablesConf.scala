@@ -46,7 +46,7 @@ object IndexTablesConf {
     false,
     "Whether an append may add new columns to the table (as the write option mergeSchema, " +
       "which wins); they are nullable, and older splits read them as NULL."
-  )
+  ).withAliases("mergeSchema")
 
   val StrictOptions: ConfEntry[Boolean] = boolean(
     "spark.indextables.write.strictOptions",

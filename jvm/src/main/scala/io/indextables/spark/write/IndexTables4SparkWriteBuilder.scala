@@ -194,14 +194,7 @@ final class IndexTables4SparkWriteBuilder(
     }
     val (indexSchema, evolved) = existing match {
       case Some(snap) if !replacesTable =>
-        val mergeSchema = writeOptions.collectFirst {
-          case (k, v) if k.equalsIgnoreCase(MergeSchemaOption) =>
-            IndexTablesConf.MergeSchema.parse(v)
-              .getOrElse(throw IndexTablesErrors.invalidOption(
-                MergeSchemaOption,
-                v,
-                "true or false"))
-        }.getOrElse(opts.get(IndexTablesConf.MergeSchema))
+        val mergeSchema = opts.get(IndexTablesConf.MergeSchema)
         val tableSchema = TableIndexing.tableSchema(snap)
         val merged = SchemaEvolution.merge(tableName, tableSchema, dataSchema, mergeSchema)
         val schema = keptIndexing(snap, opts, dataSchema, partitionColumns)
@@ -295,7 +288,6 @@ final class IndexTables4SparkWriteBuilder(
 
 object IndexTables4SparkWriteBuilder {
   val ReplaceWhereOption = "replaceWhere"
-  val MergeSchemaOption = "mergeSchema"
   val PartitionOverwriteModeOption = "partitionOverwriteMode"
 
   /** What Spark asked of the builder. */
