@@ -23,9 +23,9 @@ def _scan_rows(df: DataFrame) -> int:
     scans = [
         n
         for n in plan_nodes(df._jdf.queryExecution().executedPlan())
-        if n.getClass().getSimpleName() == "BatchScanExec"
+        if n.getClass().getSimpleName() in ("BatchScanExec", "IndexTablesLocalScanExec")
     ]
-    assert scans, "no BatchScanExec in the executed plan"
+    assert scans, "no scan in the executed plan"
     return sum(int(n.metrics().get("numOutputRows").get().value()) for n in scans)
 
 
