@@ -104,7 +104,7 @@ final class IndexTables4SparkScanBuilder(
     // exactly) Spark re-checks it on the values the reader attaches. Data filters come back
     // unless their query was exact.
     val exactPartition = partitionOnly.filter { f =>
-      candidates._1.forall(a => pruner.isTrueForPartition(a.partitionValues, Seq(f)))
+      candidates._2.forall(a => pruner.isTrueForPartition(a.partitionValues, Seq(f)))
     }
     postFilters = postData ++ partitionOnly.filterNot(exactPartition.contains)
     dataFilters = data
