@@ -131,7 +131,8 @@ def test_log_aggregates_match_parquet(
 
 
 def test_timestamp_min_max_stays_with_spark(log_tables: tuple[DataFrame, DataFrame, int]) -> None:
-    # Fast fields hold timestamps to the second: MIN/MAX from them would drop the microseconds.
+    # Fast fields hold timestamps to the second: MIN/MAX from them would drop the microseconds
+    # (only the log's statistics answer them, without data groups or data filters).
     table, parquet, _ = log_tables
 
     def q(d: DataFrame) -> DataFrame:
