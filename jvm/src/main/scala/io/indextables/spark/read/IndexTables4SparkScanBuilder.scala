@@ -204,6 +204,9 @@ final class IndexTables4SparkScanBuilder(
     opts.get(IndexTablesConf.StatsTruncationMaxLength))
 
   private lazy val candidates: (Seq[AddAction], Seq[AddAction]) = {
+    // Taken here, on this thread: the log may call the predicates below from its reader
+    // threads while this lazy val holds the builder's lock, and a lazy pruner would wait on it.
+    val pruner = this.pruner
     val manifestPruner = new ManifestPruner(tableSchema, partitionColumns)
     val only = opts.options.collectFirst {
       case (k, v) if k.equalsIgnoreCase(IndexTablesOptions.OnlySplitsOption) =>
