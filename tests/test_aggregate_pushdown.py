@@ -23,9 +23,9 @@ def _scan_rows(df: DataFrame) -> int:
     scans = [
         n
         for n in plan_nodes(df._jdf.queryExecution().executedPlan())
-        if n.getClass().getSimpleName() == "BatchScanExec"
+        if n.getClass().getSimpleName() in ("BatchScanExec", "IndexTablesLocalScanExec")
     ]
-    assert scans, "no BatchScanExec in the executed plan"
+    assert scans, "no scan in the executed plan"
     return sum(int(n.metrics().get("numOutputRows").get().value()) for n in scans)
 
 
@@ -101,19 +101,21 @@ def test_group_by_string_column_is_pushed_with_its_null_group(
     assert_same_rows(q(table), expected)
 
 
-def test_group_by_text_or_numeric_column_is_not_pushed(
+def test_group_by_text_column_is_not_pushed_and_numeric_is(
     table: DataFrame, logs_parquet: DataFrame
 ) -> None:
+    # A text column's fast terms are its tokens, not its values; an integer's are its values.
+    assert "PushedAggregation" not in scan_node(table.groupBy("message").count())
+    assert "PushedGroupBy: [status]" in scan_node(table.groupBy("status").count())
     for col in ("message", "status"):
-        assert "PushedAggregation" not in scan_node(table.groupBy(col).count())
         assert_same_rows(table.groupBy(col).count(), logs_parquet.groupBy(col).count())
 
 
-def test_other_aggregates_are_not_pushed(table: DataFrame, logs_parquet: DataFrame) -> None:
+def test_metrics_of_fast_columns_are_pushed(table: DataFrame, logs_parquet: DataFrame) -> None:
     def q(d: DataFrame) -> DataFrame:
-        return d.agg(F.count("host").alias("c"), F.max("latency_ms").alias("m"))
+        return d.agg(F.count("status").alias("c"), F.max("latency_ms").alias("m"))
 
-    assert "PushedAggregation" not in scan_node(q(table))
+    assert "PushedAggregation: [COUNT(status), MAX(latency_ms)]" in scan_node(q(table))
     assert_same_rows(q(table), q(logs_parquet))
 
 
@@ -143,14 +145,107 @@ def test_group_by_partition_columns_is_pushed(
     assert_same_rows(q(table), q(source))
 
 
-def test_partition_filter_keeps_the_aggregate_in_spark(
+def _jobs_run(spark: SparkSession, df: DataFrame) -> tuple[list[Any], int]:
+    """df's rows, and how many Spark jobs collecting them ran."""
+    sc = spark.sparkContext
+    group = f"agg-jobs-{id(df)}"
+    sc.setJobGroup(group, "counting jobs")
+    try:
+        rows = df.collect()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    return rows, len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.mark.parametrize(
+    "make_cond",
+    [lambda: None, lambda: F.col("day").isNotNull(), lambda: F.col("day") > F.lit("2024-03-02")],
+    ids=["no_filter", "partition_not_null", "partition_range"],
+)
+def test_count_with_partition_filters_is_answered_by_the_log_without_a_task(
+    spark: SparkSession,
+    partitioned: tuple[DataFrame, DataFrame],
+    make_cond: Callable[[], Column | None],
+) -> None:
+    table, source = partitioned
+    q = _count(make_cond())
+    line = scan_node(q(table))
+    assert "AnsweredFromLog: true" in line and "Tasks: 0" in line, line
+    rows, jobs = _jobs_run(spark, q(table))
+    assert jobs == 0
+    assert rows == q(source).collect()
+
+
+def test_count_grouped_by_partition_columns_is_answered_by_the_log(
+    spark: SparkSession, partitioned: tuple[DataFrame, DataFrame]
+) -> None:
+    table, source = partitioned
+    grouped = table.groupBy("day").agg(F.count("*").alias("n"))
+    assert "PushedGroupBy: [day], AnsweredFromLog: true" in scan_node(grouped)
+    assert _jobs_run(spark, grouped)[1] == 0
+    assert_same_rows(grouped, source.groupBy("day").agg(F.count("*").alias("n")))
+
+
+def test_min_max_of_timestamps_and_integers_is_answered_by_the_log_statistics(
+    spark: SparkSession,
+    partitioned: tuple[DataFrame, DataFrame],
+    table: DataFrame,
+    logs_parquet: DataFrame,
+) -> None:
+    partitioned_table, source = partitioned
+
+    def q(d: DataFrame) -> DataFrame:
+        return d.groupBy("day").agg(
+            F.min("id").alias("lo"), F.max("status").alias("hi"), F.count("*").alias("n")
+        )
+
+    assert "AnsweredFromLog: true" in scan_node(q(partitioned_table))
+    assert _jobs_run(spark, q(partitioned_table))[1] == 0
+    assert_same_rows(q(partitioned_table), q(source))
+
+    # Timestamps: fast fields hold seconds, the log's statistics the microseconds.
+    def ts(d: DataFrame) -> DataFrame:
+        return d.agg(F.min("ts").alias("lo"), F.max("ts").alias("hi"))
+
+    assert "AnsweredFromLog: true" in scan_node(ts(table))
+    assert_same_rows(ts(table), ts(logs_parquet))
+
+
+def test_partition_filter_with_a_data_filter_is_pushed_to_the_splits(
     partitioned: tuple[DataFrame, DataFrame],
 ) -> None:
-    # Spark re-checks partition filters, so a filter is left for it and nothing is pushed.
     table, source = partitioned
-    q = _count(F.col("day").isNotNull())
-    assert "PushedAggregation" not in scan_node(q(table))
+
+    def q(d: DataFrame) -> DataFrame:
+        return (
+            d.filter((F.col("day") > F.lit("2024-03-02")) & (F.col("status") >= 400))
+            .groupBy("level")
+            .agg(F.count("*").alias("n"), F.sum("status").alias("s"))
+        )
+
+    line = scan_node(q(table))
+    assert "PushedGroupBy: [level]" in line and "AnsweredFromLog" not in line, line
     assert_same_rows(q(table), q(source))
+
+
+def test_require_aggregate_pushdown_turns_the_fallback_into_an_error(
+    spark: SparkSession, logs_table: str, logs_parquet: DataFrame
+) -> None:
+    strict = (
+        spark.read.format("indextables")
+        .option("spark.indextables.read.requireAggregatePushdown", "true")
+        .load(logs_table)
+    )
+    # Pushed: fine.
+    assert_same_rows(
+        strict.groupBy("level").agg(F.sum("status").alias("s")),
+        logs_parquet.groupBy("level").agg(F.sum("status").alias("s")),
+    )
+    # A text filter Spark must re-check: the aggregate cannot be pushed, and that is an error.
+    with pytest.raises(Exception) as caught:
+        strict.filter(F.col("message").contains("failed")).agg(F.sum("status")).collect()
+    assert "INDEXTABLES_AGGREGATE_NOT_PUSHED" in str(caught.value)
+    assert "requireAggregatePushdown" in str(caught.value)
 
 
 def test_group_with_more_values_than_one_terms_aggregation_returns_is_exact(

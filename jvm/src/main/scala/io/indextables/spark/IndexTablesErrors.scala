@@ -355,6 +355,20 @@ object IndexTablesErrors {
         "AND, OR and NOT only with predicates on that same table."
     )
 
+  /**
+   * An aggregate over `table` that Spark must compute from the rows, while the read requires
+   * pushdown; `aggregate` is Spark's rendering of it.
+   */
+  def aggregateNotPushed(table: String, aggregate: String): IndexTablesException =
+    error(
+      "INDEXTABLES_AGGREGATE_NOT_PUSHED",
+      s"The aggregate $aggregate over IndexTables table $table cannot be answered exactly by its " +
+        "splits or its log (a filter Spark must re-check, a column that is not fast or stored, " +
+        "an aggregate function or GROUP BY the index cannot compute exactly, or a SUM that " +
+        "could lose precision), and spark.indextables.read.requireAggregatePushdown is true. " +
+        "Set it to false to let Spark aggregate the rows, or change the query."
+    )
+
   def indexQueryOutsideFilter(expression: String, node: String): IndexTablesException =
     error(
       "INDEXTABLES_INDEXQUERY_OUTSIDE_FILTER",

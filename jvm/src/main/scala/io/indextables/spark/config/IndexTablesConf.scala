@@ -141,6 +141,13 @@ object IndexTablesConf {
     true,
     "Whether a split searcher answers a repeated identical search from its leaf-search cache.")
 
+  val RequireAggregatePushdown: ConfEntry[Boolean] = boolean(
+    "spark.indextables.read.requireAggregatePushdown",
+    false,
+    "Whether an aggregate over a table that the splits (or the log) cannot answer exactly " +
+      "fails, naming why, instead of being aggregated by Spark from the rows."
+  )
+
   val StatsTruncationMaxLength: ConfEntry[Int] = int(
     "spark.indextables.stats.truncation.maxLength",
     32,
@@ -304,6 +311,7 @@ object IndexTablesConf {
     MaxSplitsPerTask,
     CacheMaxSize,
     QueryCacheEnabled,
+    RequireAggregatePushdown,
     StatsTruncationMaxLength,
     RetryMaxAttempts,
     RetryBaseDelayMs,

@@ -2,7 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, V2IndexQueryExpressionRule}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.IndexQueryFunctions
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
@@ -28,5 +28,6 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
 
     // Planner
     extensions.injectPlannerStrategy(_ => IndexQueryPlanCheck)
+    extensions.injectPlannerStrategy(_ => IndexTablesAggregateStrategy)
   }
 }

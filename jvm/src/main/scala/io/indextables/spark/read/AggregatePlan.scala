@@ -1,79 +1,204 @@
 package io.indextables.spark.read
 
 import org.apache.spark.sql.connector.expressions.NamedReference
-import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar}
-import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType}
+import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Count, CountStar, Max, Min, Sum}
+import org.apache.spark.sql.types._
 
-import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
+import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 
 /**
  * One GROUP BY column of a pushed aggregation: a partition column (one value per split) or a
- * data column whose values are counted by tantivy's terms aggregation on its fast field.
+ * data column whose values tantivy's terms aggregation buckets on its fast field.
  */
 final case class GroupColumn(name: String, dataType: DataType, isPartition: Boolean)
 
 /**
- * An aggregation every split answers on its own, one partial row per group: the group values,
- * then `counts` COUNT(*) columns (Spark sums the partials). Immutable; built on the driver.
+ * One aggregate function a split answers with a partial value that Spark merges: COUNT(*) and
+ * COUNT(col) partials are summed, SUM partials summed, MIN/MAX partials min'd/max'd. AVG reaches
+ * us as SUM and COUNT (Spark splits it when the source does not aggregate completely).
+ */
+sealed trait PushedMetric extends Serializable {
+
+  /** The column it reads; None for COUNT(*). */
+  def column: Option[String]
+
+  /** The type of the partial value, as Spark expects it for this function. */
+  def outputType: DataType
+
+  def describe: String
+}
+
+object PushedMetric {
+  case object CountAll extends PushedMetric {
+    override def column: Option[String] = None
+    override def outputType: DataType = LongType
+    override def describe: String = "COUNT(*)"
+  }
+
+  final case class CountOf(name: String) extends PushedMetric {
+    override def column: Option[String] = Some(name)
+    override def outputType: DataType = LongType
+    override def describe: String = s"COUNT($name)"
+  }
+
+  /** SUM of an integral column is a LONG (exact); of a floating column a DOUBLE. */
+  final case class SumOf(name: String, inputType: DataType) extends PushedMetric {
+    override def column: Option[String] = Some(name)
+    override def outputType: DataType = if (isIntegral(inputType)) LongType else DoubleType
+    override def describe: String = s"SUM($name)"
+  }
+
+  final case class MinOf(name: String, inputType: DataType) extends PushedMetric {
+    override def column: Option[String] = Some(name)
+    override def outputType: DataType = inputType
+    override def describe: String = s"MIN($name)"
+  }
+
+  final case class MaxOf(name: String, inputType: DataType) extends PushedMetric {
+    override def column: Option[String] = Some(name)
+    override def outputType: DataType = inputType
+    override def describe: String = s"MAX($name)"
+  }
+
+  def isIntegral(dt: DataType): Boolean = dt == IntegerType || dt == LongType
+}
+
+/**
+ * An aggregation every split answers on its own, one partial row per group: the group values
+ * in Spark's order, then one partial value per aggregate function in Spark's order. Immutable;
+ * built on the driver, read on executors.
  *
  * @param countField a single-valued fast field whose value count (plus the matches without a
  *                   value) counts a filtered split's matches without listing them
+ * @param fetchFields the data columns the aggregation reads, as the splits hold them: what a
+ *                   split fetches to aggregate its rows itself when tantivy cannot answer exactly
+ *                   (a group with more values than one terms aggregation returns, a NaN)
  */
 final case class AggregatePlan(
     groupBy: Seq[GroupColumn],
-    counts: Int,
-    countField: Option[String] = None) {
+    metrics: Seq[PushedMetric],
+    countField: Option[String] = None,
+    fetchFields: Seq[IndexedField] = Nil) {
 
-  /** The scan's output: group columns in Spark's order, then the counts. */
+  /** The scan's output: group columns in Spark's order, then the partial values. */
   def schema: StructType = StructType(
     groupBy.map(g => StructField(g.name, g.dataType, nullable = true)) ++
-      (0 until counts).map(i =>
-        StructField(if (i == 0) "count(*)" else s"count(*)_$i", LongType, nullable = false)))
+      metrics.zipWithIndex.map { case (m, i) =>
+        StructField(s"agg_${i}_${m.describe}", m.outputType, nullable = true)
+      })
 
-  /** The data column counted by a terms aggregation, if any. */
-  def fieldGroup: Option[GroupColumn] = groupBy.find(!_.isPartition)
+  /** The data columns bucketed by terms aggregations, outermost first. */
+  def dataGroups: Seq[GroupColumn] = groupBy.filterNot(_.isPartition)
 
-  def describe: String = {
-    val aggs = Seq.fill(counts)("COUNT(*)").mkString(", ")
-    s"PushedAggregation: [$aggs], PushedGroupBy: [${groupBy.map(_.name).mkString(", ")}]"
-  }
+  /** Whether a split must count its matching documents (COUNT(*), or any group's doc count). */
+  def needsDocCount: Boolean = metrics.contains(PushedMetric.CountAll)
+
+  /** Columns whose SUM, MIN or MAX is asked: each gets one stats aggregation. */
+  def statsColumns: Seq[String] = metrics.collect {
+    case PushedMetric.SumOf(c, _) => c
+    case PushedMetric.MinOf(c, _) => c
+    case PushedMetric.MaxOf(c, _) => c
+  }.distinct
+
+  /** Columns only counted: each gets one value-count aggregation. */
+  def countedColumns: Seq[String] =
+    metrics.collect { case PushedMetric.CountOf(c) => c }.distinct.filterNot(statsColumns.contains)
+
+  def describe: String =
+    s"PushedAggregation: [${metrics.map(_.describe).mkString(", ")}], " +
+      s"PushedGroupBy: [${groupBy.map(_.name).mkString(", ")}]"
 }
 
 object AggregatePlan {
 
+  /** Data columns grouped in one pushed aggregation, at most (null keys cost 2^n searches). */
+  val MaxDataGroups = 4
+
   /**
-   * The plan for Spark's `aggregation`, if every split can answer it exactly: only COUNT(*),
-   * grouped by any partition columns and at most one string column indexed as `string` (the
-   * only data columns whose fast field holds exactly the value Spark groups by). None otherwise,
-   * and Spark aggregates the rows itself.
+   * The plan for Spark's `aggregation`, if every split can answer it exactly; None otherwise,
+   * and Spark aggregates the rows itself. Pushed: COUNT(*); COUNT, SUM, MIN and MAX of fast
+   * integer and floating columns (not decimals, held as doubles), MIN and MAX of fast dates, and
+   * COUNT of fast booleans, dates and timestamps; grouped by partition columns and up to
+   * [[MaxDataGroups]] fast `string`, integer, boolean or date columns. Timestamps are held to the
+   * second in fast fields, so their MIN, MAX and groups are not pushed; floating groups are not
+   * (NaN and -0.0 group differently in tantivy). Every data column read must be stored, so that a
+   * split can fall back to aggregating its rows itself.
+   *
+   * @param exactAsDouble whether a LONG or INT column's sums (and values) in every split stay
+   *                      within 2^53, so tantivy's double arithmetic is exact (from the log's
+   *                      statistics); asked only of integer columns summed, compared or grouped
    */
   def of(
       aggregation: Aggregation,
       schema: TableIndexSchema,
-      tableSchema: StructType): Option[AggregatePlan] = {
+      tableSchema: StructType,
+      exactAsDouble: String => Boolean): Option[AggregatePlan] = {
     val aggs = aggregation.aggregateExpressions().toSeq
-    if (aggs.isEmpty || !aggs.forall(_.isInstanceOf[CountStar])) return None
-    val groups = aggregation.groupByExpressions().toSeq.map {
+    if (aggs.isEmpty) return None
+    def column(e: AnyRef): Option[String] = e match {
       case r: NamedReference if r.fieldNames().length == 1 =>
-        val name = r.fieldNames().head
-        tableSchema.fields.find(_.name == name).flatMap { f =>
-          if (schema.isPartitionColumn(name))
-            Some(GroupColumn(name, f.dataType, isPartition = true))
-          else schema.field(name).filter(f => f.kind == IndexKind.RawString && f.fast)
-            .map(_ => GroupColumn(name, f.dataType, isPartition = false))
-        }
+        tableSchema.fields.find(_.name == r.fieldNames().head).map(_.name)
       case _ => None
+    }
+    def dataField(name: String): Option[IndexedField] =
+      if (schema.isPartitionColumn(name)) None
+      else schema.field(name).filter(f => f.fast && f.stored && f.indexed)
+    def numeric(f: IndexedField): Boolean = f.dataType match {
+      case IntegerType => f.kind == IndexKind.I64
+      case LongType => f.kind == IndexKind.I64 && exactAsDouble(f.name)
+      case DoubleType | FloatType => f.kind == IndexKind.F64
+      case _ => false
+    }
+    def metric(a: AggregateFunc): Option[(PushedMetric, Option[IndexedField])] = a match {
+      case _: CountStar => Some((PushedMetric.CountAll, None))
+      case c: Count if !c.isDistinct =>
+        column(c.column).flatMap(dataField).filter { f =>
+          Seq(IndexKind.I64, IndexKind.F64, IndexKind.Bool, IndexKind.DateTime).contains(f.kind)
+        }.map(f => (PushedMetric.CountOf(f.name), Some(f)))
+      case s: Sum if !s.isDistinct =>
+        column(s.column).flatMap(dataField).filter(numeric)
+          .map(f => (PushedMetric.SumOf(f.name, f.dataType), Some(f)))
+      case m: Min =>
+        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f))
+          .map(f => (PushedMetric.MinOf(f.name, f.dataType), Some(f)))
+      case m: Max =>
+        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f))
+          .map(f => (PushedMetric.MaxOf(f.name, f.dataType), Some(f)))
+      case _ => None
+    }
+    val metrics = aggs.map(metric)
+    if (metrics.exists(_.isEmpty)) return None
+    val groups = aggregation.groupByExpressions().toSeq.map { e =>
+      column(e).flatMap { name =>
+        if (schema.isPartitionColumn(name))
+          Some((GroupColumn(name, tableSchema(name).dataType, isPartition = true), None))
+        else dataField(name).filter(groupable(_, exactAsDouble))
+          .map(f => (GroupColumn(name, f.dataType, isPartition = false), Some(f)))
+      }
     }
     if (groups.exists(_.isEmpty)) return None
     val columns = groups.flatten
-    if (columns.count(!_.isPartition) > 1) None
-    else {
-      val fast =
-        Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
-      val countField =
-        fast.view.flatMap(k => schema.fields.find(f => f.kind == k && f.fast)).headOption
-          .map(_.name)
-      Some(AggregatePlan(columns, aggs.size, countField))
-    }
+    if (columns.count(!_._1.isPartition) > MaxDataGroups) return None
+    val fast =
+      Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
+    val countField =
+      fast.view.flatMap(k => schema.fields.find(f => f.kind == k && f.fast)).headOption
+        .map(_.name)
+    val fetch = (columns.flatMap(_._2) ++ metrics.flatten.flatMap(_._2)).distinct
+    Some(AggregatePlan(columns.map(_._1), metrics.flatten.map(_._1), countField, fetch))
   }
+
+  private def isDate(f: IndexedField): Boolean =
+    f.kind == IndexKind.DateTime && f.dataType == DateType
+
+  /** A data column whose fast-field terms are exactly the values Spark groups by. */
+  private def groupable(f: IndexedField, exactAsDouble: String => Boolean): Boolean =
+    (f.kind, f.dataType) match {
+      case (IndexKind.RawString, StringType) => true
+      case (IndexKind.I64, IntegerType) => true
+      case (IndexKind.I64, LongType) => exactAsDouble(f.name)
+      case (IndexKind.Bool, BooleanType) => true
+      case (IndexKind.DateTime, DateType) => true
+      case _ => false
+    }
 }

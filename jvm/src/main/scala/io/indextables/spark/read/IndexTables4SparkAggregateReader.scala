@@ -1,34 +1,45 @@
 package io.indextables.spark.read
 
+import java.time.Instant
+
 import scala.collection.JavaConverters._
-import scala.collection.mutable
+import scala.util.Try
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.apache.spark.sql.types.StringType
+import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
-import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsResult}
-import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
+import io.indextables.spark.read.PushedMetric._
+import io.indextables.spark.schema.PartitionValues
+import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
+import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
 /**
  * Answers a pushed [[AggregatePlan]] for one split: one partial row per group, never the
- * documents. Counts come, cheapest first, from the log (an unfiltered split's record count),
- * from a value count on a fast field plus the hits that lack a value, from the number of hits
- * of the pushed query, or, per value of a grouped `string` column, from
- * tantivy's terms aggregation on its fast field; when that aggregation cannot vouch for every
- * bucket (too many distinct values), the column's values are fetched and counted here. Runs on
- * an executor, on one thread; borrows a searcher only when the log cannot answer, and gives it
- * back.
+ * documents. One tantivy aggregation call computes every metric (a stats aggregation per column
+ * summed, compared or counted) inside nested terms aggregations, one per grouped data column.
+ * COUNT(*) without groups comes, cheapest first, from the log (an unfiltered split's record
+ * count), from a value count on a fast field plus the hits that lack a value, or from the hits.
+ *
+ * Exactness: a terms aggregation is asked for one bucket more than the split could need (or
+ * than we accept); fewer back proves no bucket was cut (tantivy4java reports no
+ * sum_other_doc_count). Documents lacking a grouped value (SQL NULL keys) are found by the same
+ * aggregation over `query AND NOT exists(column)`, for each combination of null keys, when the
+ * buckets do not hold every match. When a list was cut, a floating column holds NaN (which
+ * tantivy's min/max skip and Spark orders last), or a value does not convert exactly, the split
+ * fetches the columns of its matching rows and aggregates them itself ([[PartialAggregator]]).
+ * Runs on an executor, on one thread; borrows a searcher only when the log cannot answer, and
+ * gives it back.
  */
 final class IndexTables4SparkAggregateReader(
     plan: ReadPlan,
     split: SplitInputPartition,
     agg: AggregatePlan)
     extends PartitionReader[InternalRow] {
+  import IndexTables4SparkAggregateReader._
 
   private var searcherOpt: Option[SplitSearcher] = None
   private var healthy = true
@@ -44,6 +55,13 @@ final class IndexTables4SparkAggregateReader(
   private lazy val query: SplitQuery =
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
+  private val groups = agg.dataGroups
+  private val stats = agg.statsColumns
+  private val counted = agg.countedColumns
+  // One bucket more than the split could need (or than we accept).
+  private val size = (math.min(split.numRecords.getOrElse(Int.MaxValue.toLong), MaxBuckets) + 1)
+    .toInt
+
   // A failed native call leaves the searcher to be closed, not kept for later reads.
   private lazy val rows: Iterator[InternalRow] =
     try compute().iterator
@@ -55,94 +73,210 @@ final class IndexTables4SparkAggregateReader(
 
   override def get(): InternalRow = current
 
-  private def compute(): Seq[InternalRow] = agg.fieldGroup match {
-    case None =>
-      val n = countMatches()
-      if (n == 0 && agg.groupBy.nonEmpty) Nil else Seq(row(null, n))
-    case Some(g) =>
-      val counts = valueCounts(g.name)
-      counts.toSeq.map { case (value, n) => row(value.map(UTF8String.fromString).orNull, n) }
+  /** One group's data-column keys (None for NULL), its document count and its partials. */
+  private type Partial = (Seq[Any], Array[Any])
+
+  private def compute(): Seq[InternalRow] = {
+    val partials: Seq[Partial] =
+      if (groups.isEmpty && agg.metrics.forall(_ == CountAll)) {
+        val n = countMatches(query)
+        if (n == 0 && agg.groupBy.nonEmpty) Nil
+        else Seq((Nil, Array.fill[Any](agg.metrics.size)(n)))
+      } else native().getOrElse(fromRows())
+    partials.map { case (keys, values) => row(keys, values) }
   }
 
-  /** Documents matching the pushed query. */
-  private def countMatches(): Long = (queryJson, split.numRecords, agg.countField) match {
-    case (None, Some(n), _) => n
-    case (_, _, Some(f)) =>
-      // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
-      // documents without a value are listed instead (a fast field of the table: usually few).
-      val counted =
-        try {
-          val result = searcher.aggregate(query, "c", new CountAggregation("c", f))
-          try result.getAggregation("c") match {
-              case c: CountResult => c.getCount
-              case other => throw new IllegalStateException(s"value_count on $f gave $other")
+  /** The partials from tantivy's aggregations, or None when they are not exact. */
+  private def native(): Option[Seq[Partial]] =
+    if (groups.isEmpty) {
+      val n = if (agg.needsDocCount || agg.groupBy.nonEmpty) countMatches(query) else -1L
+      if (n == 0 && agg.groupBy.nonEmpty) Some(Nil)
+      else metricsOf(runAggregation(query, metricAggregations), n).map(v => Seq((Nil, v)))
+    } else {
+      bucketed(query, groups.indices).flatMap { all =>
+        val inBuckets = all.map(_._2).sum
+        val matches = countMatches(query)
+        if (matches == inBuckets) Some(all.map(p => (p._1, p._3)))
+        else {
+          // Some matches lack a grouped value: one search per combination of NULL keys.
+          val nullGroups = (1 to groups.size).flatMap(groups.indices.combinations).map { absent =>
+            val q = absent.foldLeft(new SplitBooleanQuery().addMust(query)) { (b, i) =>
+              b.addMustNot(new SplitExistsQuery(groups(i).name))
             }
-          finally result.close()
-        } catch {
-          case e: Exception =>
-            throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e)
+            bucketed(q, groups.indices.filterNot(absent.contains))
+          }
+          if (nullGroups.exists(_.isEmpty)) None
+          else Some((all ++ nullGroups.flatten.flatten).map(p => (p._1, p._3)))
         }
-      val missing = new SplitBooleanQuery().addMust(query).addMustNot(new SplitExistsQuery(f))
-      counted + withHits((_, docs) => docs.length.toLong, missing)
-    case _ => withHits((_, docs) => docs.length.toLong)
-  }
-
-  /** Per value of the `string` column `field` (None for null), the matching documents. */
-  private def valueCounts(field: String): Map[Option[String], Long] = {
-    val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
-    // One bucket more than the split could need (or than we accept): fewer buckets back than
-    // asked means no segment cut its list short (a cut segment alone fills `size` buckets).
-    // tantivy4java reports no sum_other_doc_count, so this is the only proof of completeness.
-    val size = (math.min(docs, IndexTables4SparkAggregateReader.MaxBuckets) + 1).toInt
-    val terms = new io.indextables.tantivy4java.aggregation.TermsAggregation("g", field, size, size)
-    val result =
-      try searcher.aggregate(query, "g", terms)
-      catch {
-        case e: Exception =>
-          throw IndexTablesErrors.searchFailed(split.path, queryJson.getOrElse("match_all"), e)
       }
-    val buckets =
-      try result.getAggregation("g") match {
-          case t: TermsResult if t.getBuckets.size < size =>
-            Some(t.getBuckets.asScala.map(b => Option(b.getKeyAsString) -> b.getDocCount).toMap)
-          case _ => None
+    }
+
+  /**
+   * The groups of the matches of `q` that have a value in each of the data groups `present`
+   * (the others are NULL): keys in the order of [[AggregatePlan.dataGroups]], document count,
+   * partials. None when a terms list may have been cut or a value is not exact.
+   */
+  private def bucketed(
+      q: SplitQuery,
+      present: Seq[Int]): Option[Seq[(Seq[Any], Long, Array[Any])]] =
+    if (present.isEmpty) {
+      val n = countMatches(q)
+      if (n == 0) Some(Nil)
+      else {
+        val keys = Seq.fill[Any](groups.size)(null)
+        metricsOf(runAggregation(q, metricAggregations), n).map(v => Seq((keys, n, v)))
+      }
+    } else {
+      val terms = present.zipWithIndex.reverse.foldLeft(Option.empty[TermsAggregation]) {
+        case (inner, (g, depth)) =>
+          val t = new TermsAggregation(s"g$depth", groups(g).name, size, size)
+          inner match {
+            case Some(i) => t.addSubAggregation(i.getName, i)
+            case None => metricAggregations.foreach { case (n, a) => t.addSubAggregation(n, a) }
+          }
+          Some(t)
+      }.get
+      val results = runAggregation(q, Map(terms.getName -> terms))
+      def walk(r: AggregationResult, depth: Int, keys: Map[Int, Any])
+          : Option[Seq[(Seq[Any], Long, Array[Any])]] = r match {
+        case t: TermsResult if t.getBuckets.size < size =>
+          val out = t.getBuckets.asScala.toSeq.map { b =>
+            keyOf(groups(present(depth)).dataType, b.getKeyAsString).flatMap { k =>
+              val ks = keys + (present(depth) -> k)
+              if (depth == present.size - 1)
+                metricsOf(n => b.getSubAggregation(n), b.getDocCount).map { v =>
+                  Seq((groups.indices.map(i => ks.getOrElse(i, null)), b.getDocCount, v))
+                }
+              else walk(b.getSubAggregation(s"g${depth + 1}"), depth + 1, ks)
+            }
+          }
+          if (out.exists(_.isEmpty)) None else Some(out.flatten.flatten)
+        case _ => None
+      }
+      walk(results("g0"), 0, Map.empty)
+    }
+
+  /** Every metric's aggregation: a stats aggregation per column, a value count per counted. */
+  private lazy val metricAggregations: Map[String, SplitAggregation] =
+    stats.zipWithIndex.map { case (c, i) =>
+      s"s$i" -> (new StatsAggregation(s"s$i", c): SplitAggregation)
+    }
+      .toMap ++ counted.zipWithIndex.map { case (c, i) =>
+      s"c$i" -> (new CountAggregation(s"c$i", c): SplitAggregation)
+    }
+
+  /** The aggregations' results by name (read before the native result is closed). */
+  private def runAggregation(q: SplitQuery, aggs: Map[String, SplitAggregation])
+      : Map[String, AggregationResult] =
+    if (aggs.isEmpty) Map.empty
+    else {
+      val result =
+        try searcher.aggregate(q, aggs.asJava)
+        catch {
+          case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
         }
+      try aggs.keys.map(n => n -> result.getAggregation(n)).toMap
       finally result.close()
-    buckets match {
-      case Some(b) =>
-        val nulls = countMatches() - b.values.sum
-        if (nulls < 0) throw new IllegalStateException(
-          s"terms aggregation on $field in ${split.path} counted more documents than match")
-        if (nulls > 0) b + (None -> nulls) else b
-      case None => fetchAndCount(field)
     }
+
+  /** The partial of each metric from the named results, or None if one is not exact. */
+  private def metricsOf(result: String => AggregationResult, docs: Long): Option[Array[Any]] = {
+    def statsOf(c: String): StatsResult = result(s"s${stats.indexOf(c)}") match {
+      case s: StatsResult => s
+      case other => throw new IllegalStateException(s"stats of $c in ${split.path} gave $other")
+    }
+    val out = agg.metrics.map {
+      case CountAll => Some(docs)
+      case CountOf(c) if stats.contains(c) => Some(statsOf(c).getCount)
+      case CountOf(c) => result(s"c${counted.indexOf(c)}") match {
+          case r: CountResult => Some(r.getCount)
+          case other => throw new IllegalStateException(s"count of $c gave $other")
+        }
+      case SumOf(c, t) =>
+        val s = statsOf(c)
+        if (s.getCount == 0) Some(null)
+        else if (PushedMetric.isIntegral(t)) exactLong(s.getSum)
+        else Some(s.getSum)
+      case MinOf(c, t) => bound(statsOf(c), t, _.getMin)
+      case MaxOf(c, t) => bound(statsOf(c), t, _.getMax)
+    }
+    if (out.exists(_.isEmpty)) None else Some(out.map(_.orNull).toArray)
   }
 
-  /** The exact per-value counts from the stored values, when the aggregation was cut short. */
-  private def fetchAndCount(field: String): Map[Option[String], Long] =
-    withHits { (segments, docs) =>
-      val counts = mutable.HashMap.empty[Option[String], Long]
-      val decoder =
-        new ProjectedDocDecoder(Seq((IndexedField(field, StringType, IndexKind.RawString), 0)))
-      docs.indices.grouped(plan.batchSize).foreach { batch =>
-        val (from, until) = (batch.head, batch.last + 1)
-        val bytes =
-          try NativeDocs.projected(
-              searcher,
-              segments.slice(from, until),
-              docs.slice(from, until),
-              Array(field))
-          catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-        decoder.decode(bytes, () => new GenericInternalRow(1)).foreach { r =>
-          val v = if (r.isNullAt(0)) None else Some(r.getUTF8String(0).toString)
-          counts(v) = counts.getOrElse(v, 0L) + 1
-        }
+  /** MIN or MAX as Spark's value; None when NaN may hide in it (tantivy skips NaN). */
+  private def bound(s: StatsResult, t: DataType, get: StatsResult => Double): Option[Any] =
+    if (s.getCount == 0) Some(null)
+    else if (s.getSum.isNaN) None
+    else {
+      val d = get(s)
+      t match {
+        case IntegerType => exactLong(d).map(_.asInstanceOf[Long].toInt)
+        case LongType => exactLong(d)
+        case DoubleType => Some(d)
+        case FloatType => Some(d.toFloat)
+        case DateType =>
+          // Dates are held as nanoseconds since the epoch, at midnight UTC.
+          if (d % NanosPerDay == 0) Some((d / NanosPerDay).toInt) else None
+        case _ => None
       }
-      counts.toMap
     }
 
-  /** Runs the pushed query for every match and hands `f` the hits' (segment, doc) numbers. */
-  private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery = query): T = {
+  private def exactLong(d: Double): Option[Any] =
+    if (d.isWhole && math.abs(d) <= MaxExactDouble) Some(d.toLong) else None
+
+  /** Documents matching `q`. */
+  private def countMatches(q: SplitQuery): Long = (q eq query, queryJson, split.numRecords) match {
+    case (true, None, Some(n)) => n
+    case _ =>
+      agg.countField match {
+        case Some(f) =>
+          // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
+          // documents without a value are listed instead (usually few).
+          val r = runAggregation(q, Map("n" -> new CountAggregation("n", f)))("n") match {
+            case c: CountResult => c.getCount
+            case other => throw new IllegalStateException(s"value_count on $f gave $other")
+          }
+          val missing = new SplitBooleanQuery().addMust(q).addMustNot(new SplitExistsQuery(f))
+          r + withHits((_, docs) => docs.length.toLong, missing)
+        case None => withHits((_, docs) => docs.length.toLong, q)
+      }
+  }
+
+  /** The partials computed here from the matching rows' stored values. */
+  private def fromRows(): Seq[Partial] = {
+    val fields = agg.fetchFields
+    val names = fields.map(_.name).toArray
+    val groupAt = groups.map(g => names.indexOf(g.name))
+    val metricAt = agg.metrics.map(_.column.map(c => names.indexOf(c)).getOrElse(-1))
+    val acc = new PartialAggregator(agg.metrics)
+    val decoder = new ProjectedDocDecoder(fields.zipWithIndex)
+    withHits(
+      { (segments, docs) =>
+        docs.indices.grouped(plan.batchSize).foreach { batch =>
+          val (from, until) = (batch.head, batch.last + 1)
+          val bytes =
+            try NativeDocs.projected(
+                searcher,
+                segments.slice(from, until),
+                docs.slice(from, until),
+                names)
+            catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+          decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
+            acc.add(
+              groupAt.map(i => r.get(i, fields(i).dataType)),
+              m => r.get(metricAt(m), fields(metricAt(m)).dataType))
+          }
+        }
+      },
+      query
+    )
+    // Without groups Spark expects one row, even of no matches: COUNT 0, the others NULL.
+    if (acc.result.isEmpty && agg.groupBy.isEmpty) Seq((Nil, PartialAggregator.empty(agg.metrics)))
+    else acc.result
+  }
+
+  /** Runs `q` for every match and hands `f` the hits' (segment, doc) numbers. */
+  private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
     if (queryJson.isEmpty && (q eq query))
@@ -160,17 +294,18 @@ final class IndexTables4SparkAggregateReader(
     f(segments, docs)
   }
 
-  /** A partial row: the split's partition values, `fieldValue` for a grouped data column. */
-  private def row(fieldValue: Any, count: Long): InternalRow = {
-    val values = agg.groupBy.map { g =>
-      if (g.isPartition) {
+  /** A partial row: group values in Spark's order (partition values from the split), partials. */
+  private def row(dataKeys: Seq[Any], values: Array[Any]): InternalRow = {
+    val keys = dataKeys.iterator
+    val out = agg.groupBy.map { g =>
+      if (g.isPartition)
         PartitionValues.decode(
           split.partitionValues.getOrElse(g.name, null),
           g.dataType,
           plan.timeZone)
-      } else fieldValue
-    } ++ Seq.fill(agg.counts)(count)
-    new GenericInternalRow(values.toArray[Any])
+      else keys.next()
+    } ++ values
+    new GenericInternalRow(out.toArray[Any])
   }
 
   override def close(): Unit = searcherOpt.foreach { s =>
@@ -182,4 +317,29 @@ object IndexTables4SparkAggregateReader {
 
   /** Buckets asked of one terms aggregation; tantivy refuses more than 65,000. */
   val MaxBuckets: Long = 10000L
+
+  /** Integers up to this magnitude are exact as doubles. */
+  val MaxExactDouble: Double = 9007199254740992.0 // 2^53
+
+  private val NanosPerDay = 86400.0 * 1e9
+
+  /** A terms bucket's key as Spark's value of `dt`, or None if it does not convert exactly. */
+  def keyOf(dt: DataType, key: String): Option[Any] =
+    if (key == null) None
+    else
+      Try[Any] {
+        dt match {
+          case StringType => UTF8String.fromString(key)
+          case IntegerType => new java.math.BigDecimal(key).intValueExact()
+          case LongType => new java.math.BigDecimal(key).longValueExact()
+          case BooleanType => key match {
+              case "1" | "true" => true
+              case "0" | "false" => false
+            }
+          case DateType =>
+            val seconds = Instant.parse(key).getEpochSecond
+            require(seconds % 86400 == 0 && Instant.parse(key).getNano == 0)
+            (seconds / 86400).toInt
+        }
+      }.toOption
 }

@@ -1,15 +1,28 @@
 package io.indextables.spark.read
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
 /**
  * Serializable factory of the readers of one [[SplitGroup]]: for each of its splits, documents,
- * or the partial rows of a pushed aggregation.
+ * or the partial rows of a pushed aggregation (one row of empty partials for a global aggregate
+ * over no split).
  */
 final class IndexTables4SparkPartitionReaderFactory(plan: ReadPlan) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new SplitGroupReader(partition.asInstanceOf[SplitGroup], readerFor)
+    (partition, plan.aggregate) match {
+      // Spark sums partial counts: without any partial row, its COUNT would be NULL, not 0.
+      case (SplitGroup(Seq()), Some(agg)) if agg.groupBy.isEmpty =>
+        new PartitionReader[InternalRow] {
+          private var left = true
+          override def next(): Boolean = { val l = left; left = false; l }
+          override def get(): InternalRow =
+            new GenericInternalRow(PartialAggregator.empty(agg.metrics))
+          override def close(): Unit = ()
+        }
+      case _ => new SplitGroupReader(partition.asInstanceOf[SplitGroup], readerFor)
+    }
 
   private def readerFor(split: SplitInputPartition): PartitionReader[InternalRow] =
     plan.aggregate match {

@@ -22,6 +22,10 @@ final class IndexTables4SparkScan(
 
   override def readSchema(): StructType = plan.readSchema
 
+  private[spark] def tablePath: String = plan.tablePath
+  private[spark] def aggregatePushed: Boolean = plan.aggregate.isDefined
+  private[spark] def requiresAggregatePushdown: Boolean = plan.requireAggregatePushdown
+
   override def toBatch: Batch = this
 
   override def planInputPartitions(): Array[InputPartition] = groups.toArray[InputPartition]

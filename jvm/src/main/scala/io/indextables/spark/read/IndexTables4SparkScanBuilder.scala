@@ -43,6 +43,9 @@ final class IndexTables4SparkScanBuilder(
   private var filtersPushed = false
   private var limit: Option[Int] = None
   private var aggregate: Option[AggregatePlan] = None
+  private var dataFilters: Seq[Filter] = Nil
+  // The rows of an aggregation answered from the log's record counts (no task runs).
+  private var logAnswer: Option[LogAggregate] = None
 
   /**
    * The distinct ways the candidate splits hold the table's columns (from their doc mappings),
@@ -96,27 +99,81 @@ final class IndexTables4SparkScanBuilder(
       }
     }
     pushed = pushedData ++ partitionOnly
-    // Partition filters are exact in pruning, but Spark re-checks them cheaply on the values
-    // the reader attaches; data filters come back unless their query was exact.
-    postFilters = postData ++ partitionOnly
+    // A partition filter is answered by pruning alone when it is TRUE for every split pruning
+    // keeps (they are all of one value per split); otherwise (a form the pruner cannot compute
+    // exactly) Spark re-checks it on the values the reader attaches. Data filters come back
+    // unless their query was exact.
+    val exactPartition = partitionOnly.filter { f =>
+      candidates._2.forall(a => pruner.isTrueForPartition(a.partitionValues, Seq(f)))
+    }
+    postFilters = postData ++ partitionOnly.filterNot(exactPartition.contains)
+    dataFilters = data
     postFilters.toArray
   }
 
   /**
-   * Takes COUNT(*) (optionally grouped; see [[AggregatePlan.of]]) when every split's native query
-   * selects exactly the rows Spark would aggregate: no filter left for Spark, and no split that
-   * would be read with the token-free query (over-long tokens) while the query has token clauses,
-   * and when every variant of the splits answers it the same way.
+   * True when the log alone answers `aggregation` completely (COUNT(*) grouped by partition
+   * columns at most, no filter but on partition columns): the driver then sums the splits'
+   * record counts and no task runs.
+   */
+  override def supportCompletePushDown(aggregation: Aggregation): Boolean = {
+    if (!filtersPushed) pushFilters(Array.empty)
+    LogAggregate.of(aggregation, partitionColumns, tableSchema, timeZone, candidates._2) match {
+      case Some(answer) if exactFilters && dataFilters.isEmpty && mixedFilter.isEmpty =>
+        logAnswer = Some(answer)
+        true
+      case _ => false
+    }
+  }
+
+  /** No filter is left for Spark, and no split is read with a different query. */
+  private def exactFilters: Boolean = {
+    val tokensDiffer = translations.exists { case (q, noTokens) => q != noTokens }
+    postFilters.isEmpty && (!tokensDiffer || !candidates._2.exists(hasLongTokens))
+  }
+
+  /**
+   * Takes the aggregation when every split's native query selects exactly the rows Spark would
+   * aggregate (no filter left for Spark, no split read with the token-free query while the
+   * query has token clauses), every variant of the splits answers it the same way, and
+   * [[AggregatePlan.of]] finds tantivy able to answer it exactly; the log answers it when it
+   * can (see [[supportCompletePushDown]]).
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
-    val tokensDiffer = translations.exists { case (q, noTokens) => q != noTokens }
-    val exact = postFilters.isEmpty && (!tokensDiffer || !candidates._2.exists(hasLongTokens))
+    if (logAnswer.exists(_.aggregation eq aggregation)) return true
+    logAnswer = None
     val schemas =
       if (variants._1.isEmpty) Seq(TableIndexing.ofTable(snapshot)) else variants._1.map(_._1)
-    val plans = schemas.map(s => AggregatePlan.of(aggregation, s, tableSchema)).distinct
-    aggregate = if (exact && plans.size == 1) plans.head else None
+    val plans =
+      schemas.map(s => AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble)).distinct
+    aggregate = if (exactFilters && plans.size == 1) plans.head else None
     aggregate.isDefined
+  }
+
+  /**
+   * Whether tantivy's double arithmetic is exact for the integer column `column` in every
+   * candidate split: its values (from the log's min/max statistics, or its type's range) times
+   * the split's record count stay within 2^53, so every partial sum is an exact double.
+   */
+  private def exactAsDouble(column: String): Boolean = {
+    val limit = BigInt(2).pow(53)
+    val dataType = tableSchema(column).dataType
+    candidates._2.forall { a =>
+      def stat(m: Option[Map[String, String]]) =
+        m.flatMap(_.get(column)).flatMap(Option(_)).flatMap(v => scala.util.Try(BigInt(v)).toOption)
+      val largest = (stat(a.minValues), stat(a.maxValues)) match {
+        case (Some(lo), Some(hi)) => Some(lo.abs.max(hi.abs))
+        case _ if dataType == org.apache.spark.sql.types.IntegerType =>
+          Some(BigInt(Int.MinValue).abs)
+        case _ => None
+      }
+      (a.numRecords, largest) match {
+        case (Some(0L), _) => true
+        case (Some(n), Some(v)) => v * n <= limit
+        case _ => false
+      }
+    }
   }
 
   /** Spark's translated conjuncts and the IndexQuery tree: both must hold. */
@@ -140,12 +197,16 @@ final class IndexTables4SparkScanBuilder(
    * scan. Whole Avro manifests and blocks whose partition bounds rule the read out are never
    * loaded, and entries of other partitions are skipped as they are decoded.
    */
+  private lazy val pruner = new SplitPruner(
+    tableSchema,
+    partitionColumns,
+    timeZone,
+    opts.get(IndexTablesConf.StatsTruncationMaxLength))
+
   private lazy val candidates: (Seq[AddAction], Seq[AddAction]) = {
-    val pruner = new SplitPruner(
-      tableSchema,
-      partitionColumns,
-      timeZone,
-      opts.get(IndexTablesConf.StatsTruncationMaxLength))
+    // Taken here, on this thread: the log may call the predicates below from its reader
+    // threads while this lazy val holds the builder's lock, and a lazy pruner would wait on it.
+    val pruner = this.pruner
     val manifestPruner = new ManifestPruner(tableSchema, partitionColumns)
     val only = opts.options.collectFirst {
       case (k, v) if k.equalsIgnoreCase(IndexTablesOptions.OnlySplitsOption) =>
@@ -165,6 +226,14 @@ final class IndexTables4SparkScanBuilder(
     if (!filtersPushed) pushFilters(Array.empty)
     val spark = SparkSession.active
     val (files, kept) = candidates
+    logAnswer.foreach { answer =>
+      return new IndexTables4SparkLogScan(
+        answer,
+        s"IndexTablesScan $tablePath (version ${snapshot.version}) " +
+          s"PushedFilters: [${pushed.mkString(", ")}], ${answer.describe}, " +
+          s"Splits: ${kept.size}/${files.size}, Tasks: 0"
+      )
+    }
     val splits = kept.map { a =>
       SplitInputPartition(
         a.path,
@@ -201,13 +270,18 @@ final class IndexTables4SparkScanBuilder(
       batchSize = opts.get(IndexTablesConf.ReadBatchSize),
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
       queryCache = opts.get(IndexTablesConf.QueryCacheEnabled),
-      aggregate = aggregate
+      aggregate = aggregate,
+      requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown)
     )
     val groups = SplitGroups.of(
       splits,
       opts.get(IndexTablesConf.SplitsPerTask),
       opts.get(IndexTablesConf.MaxSplitsPerTask),
-      spark.sparkContext.defaultParallelism)
+      spark.sparkContext.defaultParallelism) match {
+      // A global aggregate over no split still yields its one row (COUNT 0, not NULL).
+      case Seq() if aggregate.exists(_.groupBy.isEmpty) => Seq(SplitGroup(Nil))
+      case gs => gs
+    }
     new IndexTables4SparkScan(plan, groups, files.size, pushed, mixedFilter, snapshot)
   }
 }

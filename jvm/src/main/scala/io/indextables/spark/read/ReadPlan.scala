@@ -17,6 +17,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param queryCache     whether searchers may answer a repeated search from tantivy's cache
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
+ * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
+ *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
  */
 final case class ReadPlan(
     tablePath: String,
@@ -29,7 +31,8 @@ final case class ReadPlan(
     batchSize: Int,
     cacheMaxSize: Long,
     queryCache: Boolean,
-    aggregate: Option[AggregatePlan] = None)
+    aggregate: Option[AggregatePlan] = None,
+    requireAggregatePushdown: Boolean = false)
 
 /**
  * The pushed query as splits of one doc mapping answer it.

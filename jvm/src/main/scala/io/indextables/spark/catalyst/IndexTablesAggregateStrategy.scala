@@ -1,0 +1,54 @@
+package io.indextables.spark.catalyst
+
+import org.apache.spark.sql.Strategy
+import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.read.{IndexTables4SparkLogScan, IndexTables4SparkScan}
+
+/**
+ * A planner strategy for aggregates over IndexTables scans, run before Spark's own:
+ *  - an aggregation the log answered ([[IndexTables4SparkLogScan]]), with the projection Spark
+ *    puts over it, becomes one [[IndexTablesLocalScanExec]] of the final rows, so collecting it
+ *    runs no task (Spark's own plan of a local scan under a projection runs one job);
+ *  - an aggregate Spark would compute from the rows of a scan whose read requires aggregate
+ *    pushdown fails planning with a clear error.
+ * Plans nothing otherwise.
+ */
+object IndexTablesAggregateStrategy extends Strategy {
+  override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
+    case Project(
+          projectList,
+          r @ DataSourceV2ScanRelation(_, scan: IndexTables4SparkLogScan, _, _, _)) =>
+      localScan(projectList, r.output, scan) :: Nil
+    case r @ DataSourceV2ScanRelation(_, scan: IndexTables4SparkLogScan, _, _, _) =>
+      localScan(r.output, r.output, scan) :: Nil
+    case a: Aggregate =>
+      scanBelow(a.child).foreach { scan =>
+        if (scan.requiresAggregatePushdown && !scan.aggregatePushed)
+          throw IndexTablesErrors.aggregateNotPushed(scan.tablePath, a.simpleString(200))
+      }
+      Nil
+    case _ => Nil
+  }
+
+  /** The IndexTables scan right under projections and filters, if any. */
+  private def scanBelow(p: LogicalPlan): Option[IndexTables4SparkScan] = p match {
+    case Project(_, child) => scanBelow(child)
+    case Filter(_, child) => scanBelow(child)
+    case DataSourceV2ScanRelation(_, scan: IndexTables4SparkScan, _, _, _) => Some(scan)
+    case _ => None
+  }
+
+  private def localScan(
+      projectList: Seq[NamedExpression],
+      input: Seq[Attribute],
+      scan: IndexTables4SparkLogScan): SparkPlan = {
+    val project = UnsafeProjection.create(projectList, input)
+    val rows = scan.rows().toSeq.map(r => project(r).copy())
+    IndexTablesLocalScanExec(projectList.map(_.toAttribute), rows, scan.description())
+  }
+}
