@@ -154,6 +154,20 @@ def test_cte(spark: SparkSession, tables: dict[str, str]) -> None:
     assert expected and sql_ids(spark, sql) == expected
 
 
+def test_sql_temp_view_over_a_path(spark: SparkSession, tables: dict[str, str]) -> None:
+    """A view made in SQL maps its columns through casts to their own types; indexquery looks
+    through them to the table, and is pushed."""
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW iq_sql_view AS SELECT * FROM indextables.`{tables['logs']}`"
+    )
+    sql = "SELECT id FROM iq_sql_view WHERE message indexquery 'timeout OR connection'"
+    expected = ids_where(lambda r: has(r, "timeout") or has(r, "connection"))
+    assert expected and sql_ids(spark, sql) == expected
+    assert "PushedIndexQuery: [message indexquery 'timeout OR connection']" in scan_node(
+        spark.sql(sql)
+    )
+
+
 def test_subquery_alias_with_renamed_column(spark: SparkSession, tables: dict[str, str]) -> None:
     sql = (
         "SELECT s.id FROM (SELECT id, message AS m FROM iq_logs) s "

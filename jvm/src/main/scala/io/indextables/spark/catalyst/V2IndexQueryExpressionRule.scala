@@ -3,7 +3,7 @@ package io.indextables.spark.catalyst
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, ExprId, Expression, Not, Or, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, ExprId, Expression, Not, Or, PredicateHelper, UpCast}
 import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, Filter, LogicalPlan, Project, WithCTE}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -181,6 +181,15 @@ object V2IndexQueryExpressionRule {
         p.projectList.find(_.exprId == id) match {
           case Some(a: Attribute) => source(p.child, a.exprId, ctes)
           case Some(Alias(a: Attribute, _)) => source(p.child, a.exprId, ctes)
+          // A SQL view maps its columns through casts to their own types: no change of value.
+          case Some(Alias(c: Cast, _))
+              if c.child.isInstanceOf[Attribute] &&
+                c.child.dataType == c.dataType =>
+            source(p.child, c.child.asInstanceOf[Attribute].exprId, ctes)
+          case Some(Alias(c: UpCast, _))
+              if c.child.isInstanceOf[Attribute] &&
+                c.child.dataType == c.dataType =>
+            source(p.child, c.child.asInstanceOf[Attribute].exprId, ctes)
           case Some(_) => None
           case None => None
         }
