@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +129,21 @@ def test_convert_exception_leaves_other_errors_alone() -> None:
     assert convert_exception(error) is error
     plain = ValueError("io.indextables.spark.Foo: broken")
     assert isinstance(convert_exception(plain), IndexTablesError)
+
+
+def test_configure_spark_extends_the_redaction_pattern_once() -> None:
+    builder = indextables.configure_spark(indextables.configure_spark(SparkSession.builder))
+    pattern = builder._options["spark.redaction.regex"]
+    assert pattern.count("account[.]?key") == 1
+    for key in [
+        "spark.indextables.azure.accountKey",
+        "spark.indextables.azure.connectionString",
+        "spark.indextables.aws.secretKey",
+        "spark.indextables.aws.sessionToken",
+        "spark.indextables.azure.clientSecret",
+    ]:
+        assert re.search(pattern.replace("(?i)", "", 1), key, re.IGNORECASE), key
+    # A pattern the builder already holds is kept, and extended.
+    own = SparkSession.builder.config("spark.redaction.regex", "(?i)mysecret")
+    indextables.configure_spark(own)
+    assert own._options["spark.redaction.regex"].startswith("(?i)mysecret|")

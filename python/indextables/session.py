@@ -15,6 +15,7 @@ __all__ = [
     "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
     "JAR_NAME",
+    "REDACTION_KEY",
     "SPARK_SETTINGS",
     "configure_spark",
     "jar_path",
@@ -30,6 +31,16 @@ CATALOG_CLASS: Final[str] = "io.indextables.spark.catalog.IndexTablesCatalog"
 """The session catalog that resolves `indextables.`/path`` (DataSource V2 writes, SQL)."""
 
 _CATALOG_KEY: Final[str] = "spark.sql.catalog.spark_catalog"
+
+REDACTION_KEY: Final[str] = "spark.redaction.regex"
+"""Spark's pattern of setting names whose values it hides (UI, event log, SQL tab)."""
+
+SPARK_DEFAULT_REDACTION: Final[str] = "(?i)secret|password|token|access[.]?key"
+"""Spark 3.5's default REDACTION_KEY."""
+
+REDACTED_STORAGE_NAMES: Final[str] = "(?i:account[.]?key|connection[.]?string)"
+"""The plugin's secret settings that Spark's default pattern misses (its Azure account key
+and connection string); configure_spark adds them to REDACTION_KEY."""
 
 _JAR_PLACEHOLDER: Final[str] = "{jar}"
 
@@ -70,6 +81,8 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     gains the shipped plugin JAR, and `spark.sql.extensions` keeps any extensions already set
     and gains EXTENSIONS_CLASS (each once, however often this is called).
     `spark.sql.catalog.spark_catalog` becomes CATALOG_CLASS unless the builder sets it already.
+    `spark.redaction.regex` (Spark's default, or the builder's) also hides the plugin's Azure
+    account key and connection string.
 
     >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """
@@ -84,6 +97,10 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
         if key in _LIST_SETTINGS:
             value = _append_to_list(options.get(key), value)
         builder = builder.config(key, value)
+    # Secrets of the object-store settings stay out of the UI, the SQL tab and event logs.
+    redaction = str(options.get(REDACTION_KEY) or SPARK_DEFAULT_REDACTION)
+    if REDACTED_STORAGE_NAMES not in redaction:
+        builder = builder.config(REDACTION_KEY, f"{redaction}|{REDACTED_STORAGE_NAMES}")
     # One session catalog only: another one set there (Delta's, say) is kept.
     if _CATALOG_KEY not in options:
         builder = builder.config(_CATALOG_KEY, CATALOG_CLASS)
