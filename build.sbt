@@ -7,6 +7,11 @@ val tantivy4javaVersion = "0.31.0"
 val arrowVersion = "12.0.1"
 // Must equal the Avro that Spark 3.5.9 depends on; provided by Spark at run time.
 val avroVersion = "1.11.5"
+// Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
+val awsSdkVersion = "2.57.8"
+val azureBlobVersion = "12.37.2"
+val azureIdentityVersion = "1.19.0"
+val azureJdkHttpVersion = "1.1.7"
 
 // One version for the JAR and the pip package: read from the Python package's _version.py.
 val projectVersion: String = {
@@ -19,6 +24,24 @@ val projectVersion: String = {
 ThisBuild / organization := "io.indextables"
 ThisBuild / version := projectVersion
 ThisBuild / scalaVersion := "2.12.18"
+
+// An AWS SDK module without the HTTP clients we do not use, and without what Spark provides.
+def aws(m: ModuleID): ModuleID =
+  m.exclude("software.amazon.awssdk", "netty-nio-client")
+    .exclude("software.amazon.awssdk", "apache-client")
+    .exclude("org.slf4j", "slf4j-api")
+
+// An Azure SDK module without the Netty HTTP client, and without what Spark provides.
+def azure(m: ModuleID): ModuleID =
+  m.exclude("com.azure", "azure-core-http-netty")
+    .exclude("com.fasterxml.jackson.core", "jackson-core")
+    .exclude("com.fasterxml.jackson.core", "jackson-databind")
+    .exclude("com.fasterxml.jackson.core", "jackson-annotations")
+    .exclude("com.fasterxml.jackson.datatype", "jackson-datatype-jsr310")
+    .exclude("com.fasterxml.jackson.dataformat", "jackson-dataformat-xml")
+    .exclude("org.slf4j", "slf4j-api")
+    .exclude("net.java.dev.jna", "jna")
+    .exclude("net.java.dev.jna", "jna-platform")
 
 lazy val spark = (project in file("jvm"))
   .enablePlugins(Antlr4Plugin)
@@ -47,6 +70,17 @@ lazy val spark = (project in file("jvm"))
         .exclude("org.apache.arrow", "arrow-vector")
         .exclude("org.apache.arrow", "arrow-memory-core")
         .exclude("org.slf4j", "slf4j-api"),
+      // S3: the synchronous client over Apache HttpClient 5 (renamed into our namespace in the
+      // assembly, so it cannot clash with another copy); the SDK's Netty and HttpClient 4
+      // clients stay out.
+      aws("software.amazon.awssdk" % "s3" % awsSdkVersion),
+      aws("software.amazon.awssdk" % "sts" % awsSdkVersion),
+      aws("software.amazon.awssdk" % "apache5-client" % awsSdkVersion),
+      // Azure: the blob client over the JDK's own HTTP client instead of Netty, whose version
+      // would clash with Spark's; Jackson is the one Spark ships.
+      azure("com.azure" % "azure-storage-blob" % azureBlobVersion),
+      azure("com.azure" % "azure-identity" % azureIdentityVersion),
+      azure("com.azure" % "azure-core-http-jdk-httpclient" % azureJdkHttpVersion),
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // A generated version constant, so the running JAR can say what it is.
@@ -87,6 +121,9 @@ lazy val spark = (project in file("jvm"))
     assembly / assemblyJarName := s"indextables-spark-assembly-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},
+    assembly / assemblyShadeRules := Seq(
+      ShadeRule.rename("org.apache.hc.**" -> "io.indextables.shaded.hc.@1").inAll
+    ),
     assembly / assemblyMergeStrategy := {
       case PathList("META-INF", "services", _*) => MergeStrategy.concat
       case PathList("META-INF", "versions", _*) => MergeStrategy.first

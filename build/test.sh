@@ -116,6 +116,7 @@ if [[ ${#failed[@]} -gt 0 ]]; then
 fi
 
 # One line per stage; a new check is one more run_stage line.
+run_stage "servers" bash build/servers.sh
 run_stage "python lint" python_lint
 run_stage "scala format" build/sbt scalafmtCheckAll "bench/scalafmtCheckAll"
 run_stage "sbt spark/test" build/sbt "spark/test"

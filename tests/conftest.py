@@ -11,6 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 import indextables
 from helpers import session_builder
 from logdata import LOGS_SCHEMA, generate_logs
+from storage_servers import AzureServer, S3Server, start_azurite, start_s3
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -82,3 +83,19 @@ def logs_parquet(
     path = str(tmp_path_factory.mktemp("logs") / "parquet")
     logs_df.write.mode("overwrite").parquet(path)
     return spark.read.parquet(path)
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """A moto S3 server on 127.0.0.1 for the session (fails, never skips, when absent)."""
+    server = start_s3(tmp_path_factory.mktemp("moto"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def azure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AzureServer]:
+    """An Azurite blob server on 127.0.0.1 for the session (fails, never skips, when absent)."""
+    server = start_azurite(tmp_path_factory.mktemp("azurite"))
+    yield server
+    server.stop()

@@ -48,6 +48,7 @@ def test_the_main_sources_have_no_cycles_between_packages() -> None:
 LAYERS: list[set[str]] = [
     {"exceptions", "util", "stats", "spark-bridge"},
     {"(root)"},
+    {"storage"},
     {"transaction", "schema"},
     {"config", "filters"},
     {"read", "write", "expressions"},

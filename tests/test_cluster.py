@@ -18,6 +18,8 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from storage_servers import S3Server
+
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 
@@ -175,3 +177,114 @@ def test_write_and_search_on_a_standalone_cluster(
     assert int(fields["timeouts"]) == len([i for i in range(20000) if i % 7 == 0])
     assert int(fields["both"]) == int(fields["expected_both"]) > 0
     assert len(list(table.rglob("*.split"))) >= 6  # three shards, several splits each
+
+
+# An AWS credentials provider of the user's own, compiled by the test: it reads the keys from a
+# file, and records each instantiation (process id, and whether a task was running) in another.
+PROVIDER = """
+package itest;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+
+public class FileCredentialsProvider implements AwsCredentialsProvider {
+    public FileCredentialsProvider() throws Exception {
+        String where = org.apache.spark.TaskContext.get() != null ? "task" : "driver";
+        Files.write(Paths.get("MARKER"),
+            (where + " " + ProcessHandle.current().pid() + "\\n").getBytes(StandardCharsets.UTF_8),
+            StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    @Override
+    public AwsCredentials resolveCredentials() {
+        try {
+            String[] keys = new String(Files.readAllBytes(Paths.get("KEYS")),
+                StandardCharsets.UTF_8).split("\\n");
+            return AwsBasicCredentials.create(keys[0], keys[1]);
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+    }
+}
+"""
+
+PROVIDER_JOB = r"""
+import os
+import sys
+from pyspark.sql import SparkSession, functions as F
+import indextables
+
+master, url, provider_jar, endpoint = sys.argv[1:]
+builder = (SparkSession.builder.master(master).appName("indextables-provider-test")
+           .config("spark.ui.enabled", "false").config("spark.executor.memory", "1g")
+           .config("spark.jars", provider_jar)
+           .config("spark.indextables.aws.credentialsProviderClass",
+                   "itest.FileCredentialsProvider")
+           .config("spark.indextables.aws.endpoint", endpoint)
+           .config("spark.indextables.aws.region", "us-east-1")
+           .config("spark.indextables.aws.pathStyleAccess", "true"))
+spark = indextables.configure_spark(builder).getOrCreate()
+df = spark.range(5000).select(F.col("id"), (F.col("id") % 5).cast("string").alias("k"))
+df.repartition(2).write.format("indextables").save(url)
+t = spark.read.format("indextables").load(url)
+print(f"RESULT total={t.count()} k3={t.filter(F.col('k') == '3').count()} pid={os.getpid()}")
+spark.stop()
+"""
+
+
+def test_a_credentials_provider_class_is_instantiated_on_the_executors(
+    standalone_master: tuple[str, Path], s3: S3Server, tmp_path: Path
+) -> None:
+    """spark.indextables.aws.credentialsProviderClass names a class of the user's: each JVM
+    that reaches S3 makes its own instance, the executors' included, and no key is set."""
+    from indextables import jar_path
+
+    master, logs = standalone_master
+    marker, keys = tmp_path / "instances.txt", tmp_path / "keys.txt"
+    keys.write_text(f"{s3.access_key}\n{s3.secret_key}\n")
+    src = tmp_path / "src" / "itest" / "FileCredentialsProvider.java"
+    src.parent.mkdir(parents=True)
+    src.write_text(PROVIDER.replace("MARKER", str(marker)).replace("KEYS", str(keys)))
+    classes = tmp_path / "classes"
+    classpath = os.pathsep.join([jar_path(), str(SPARK_HOME / "jars" / "*")])
+    subprocess.run(
+        ["javac", "-d", str(classes), "-cp", classpath, str(src)], check=True, timeout=120
+    )
+    provider_jar = tmp_path / "provider.jar"
+    subprocess.run(["jar", "cf", str(provider_jar), "-C", str(classes), "."], check=True)
+
+    url = f"s3://{s3.new_bucket()}/provided"
+    job = tmp_path / "job.py"
+    job.write_text(PROVIDER_JOB)
+    env = dict(
+        os.environ,
+        SPARK_HOME=str(SPARK_HOME),
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+    )
+    done = subprocess.run(
+        [sys.executable, str(job), master, url, str(provider_jar), s3.endpoint],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
+    assert done.returncode == 0 and result, (
+        f"job failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
+        f"worker log: {(logs / 'worker.log').read_text()[-3000:]}"
+    )
+    fields = dict(kv.split("=") for kv in result[0].split()[1:])
+    assert int(fields["total"]) == 5000 and int(fields["k3"]) == 1000
+    instances = [line.split() for line in marker.read_text().splitlines()]
+    driver_pids = {pid for where, pid in instances if where == "driver"}
+    task_pids = {pid for where, pid in instances if where == "task"}
+    assert driver_pids, instances  # the driver reads and commits the log
+    assert task_pids and not (task_pids & driver_pids), instances  # executors: other JVMs
+    objects = s3.client().list_objects_v2(Bucket=url.split("/")[2])["Contents"]
+    assert any(o["Key"].endswith(".split") for o in objects)

@@ -328,6 +328,31 @@ object IndexTablesErrors {
       cause
     )
 
+  def storageContainerMissing(kind: String, name: String, path: String): IndexTablesException =
+    error(
+      "INDEXTABLES_STORAGE_NOT_FOUND",
+      s"$kind '$name' of $path does not exist. Create it first, or check the table path.")
+
+  /**
+   * The store refused or failed a request on `path`. `detail` is the service's own message,
+   * which names no secret; the settings that were used are never part of the message.
+   */
+  def storageRequestFailed(
+      path: String,
+      status: Int,
+      detail: String,
+      cause: Throwable): IndexTablesException = {
+    val hint =
+      if (status == 401 || status == 403)
+        " The credentials were refused: check spark.indextables.aws.* / spark.indextables.azure.* " +
+          "(or the Hadoop and SDK settings they fall back to)."
+      else ""
+    error(
+      "INDEXTABLES_STORAGE_REQUEST_FAILED",
+      s"Request on $path failed with status $status: $detail.$hint",
+      cause)
+  }
+
   def splitMissing(splitPath: String): IndexTablesException =
     error(
       "INDEXTABLES_SPLIT_MISSING",

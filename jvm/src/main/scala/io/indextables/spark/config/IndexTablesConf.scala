@@ -4,6 +4,8 @@ import java.util.Locale
 
 import scala.util.Try
 
+import io.indextables.spark.storage.StorageKeys
+
 /**
  * Every `spark.indextables.*` key the plugin reads, defined once with its type, default,
  * validation and doc (names as in the seeds' `protocol.md` and upstream IndexTables). Values are
@@ -286,6 +288,108 @@ object IndexTablesConf {
     "Unreferenced manifests younger than this are never deleted.",
     min = 0L)
 
+  // Object stores (upstream's names). Options and session settings only: never read from a
+  // table's recorded properties, so credentials are never written into a log.
+
+  private def setting(key: String, doc: String): ConfEntry[String] =
+    ConfEntry(key, "", doc, "a non-empty string")(s => Some(s.trim).filter(_.nonEmpty))
+
+  val AwsAccessKey: ConfEntry[String] =
+    setting(StorageKeys.AwsAccessKey, "S3 access key id (else fs.s3a.access.key, else a provider).")
+  val AwsSecretKey: ConfEntry[String] =
+    setting(StorageKeys.AwsSecretKey, "S3 secret access key (secret: never shown).")
+  val AwsSessionToken: ConfEntry[String] =
+    setting(StorageKeys.AwsSessionToken, "S3 session token for temporary credentials (secret).")
+  val AwsRegion: ConfEntry[String] =
+    setting(StorageKeys.AwsRegion, "S3 region (else the SDK's default chain, else us-east-1).")
+  val AwsEndpoint: ConfEntry[String] = setting(
+    StorageKeys.AwsEndpoint,
+    "S3 endpoint URL, for S3-compatible stores; upstream's spark.indextables.s3.endpoint too."
+  ).withAliases("spark.indextables.s3.endpoint")
+  val AwsPathStyleAccess: ConfEntry[Boolean] = boolean(
+    StorageKeys.AwsPathStyleAccess,
+    false,
+    "Whether S3 requests name the bucket in the path rather than the host name; upstream's " +
+      "spark.indextables.s3.pathStyleAccess too."
+  ).withAliases("spark.indextables.s3.pathStyleAccess")
+  val AwsCredentialsProviderClass: ConfEntry[String] = setting(
+    StorageKeys.AwsCredentialsProviderClass,
+    "An AWS SDK v2 AwsCredentialsProvider class (static create() or no-argument constructor), " +
+      "instantiated on each JVM that reaches S3, used when no keys are given."
+  )
+  val S3PartSize: ConfEntry[Long] = bytes(
+    StorageKeys.S3PartSize,
+    64L << 20,
+    "Size of each part of a multipart upload of a split to S3 (S3's minimum is 5M).",
+    min = 5L << 20,
+    max = Int.MaxValue.toLong)
+  val S3MultipartThreshold: ConfEntry[Long] = bytes(
+    StorageKeys.S3MultipartThreshold,
+    64L << 20,
+    "Split files at least this large are uploaded to S3 in parts.",
+    min = 5L << 20,
+    max = Long.MaxValue)
+  val S3MaxConcurrency: ConfEntry[Int] =
+    int(StorageKeys.S3MaxConcurrency, 4, "Parts of one S3 upload sent at once.", min = 1)
+  val AzureAccountName: ConfEntry[String] =
+    setting(StorageKeys.AzureAccountName, "Azure storage account (else the path's host).")
+  val AzureAccountKey: ConfEntry[String] = setting(
+    StorageKeys.AzureAccountKey,
+    "Azure storage account key (secret); else fs.azure.account.key.<account>.*.")
+  val AzureConnectionString: ConfEntry[String] = setting(
+    StorageKeys.AzureConnectionString,
+    "Azure storage connection string (secret): account, key and endpoint in one.")
+  val AzureTenantId: ConfEntry[String] =
+    setting(StorageKeys.AzureTenantId, "Service principal's tenant id.")
+  val AzureClientId: ConfEntry[String] =
+    setting(StorageKeys.AzureClientId, "Service principal's client (application) id.")
+  val AzureClientSecret: ConfEntry[String] =
+    setting(StorageKeys.AzureClientSecret, "Service principal's client secret (secret).")
+  val AzureBearerToken: ConfEntry[String] =
+    setting(StorageKeys.AzureBearerToken, "An OAuth bearer token for Azure Storage (secret).")
+  val AzureBlockSize: ConfEntry[Long] = bytes(
+    StorageKeys.AzureBlockSize,
+    8L << 20,
+    "Block size of staged uploads and of ranged downloads of Azure blobs.",
+    min = 1L << 20,
+    max = 4000L << 20)
+  val AzureMaxConcurrency: ConfEntry[Int] =
+    int(StorageKeys.AzureMaxConcurrency, 4, "Blocks of one Azure transfer in flight.", min = 1)
+  val SplitCacheDirectory: ConfEntry[String] = setting(
+    StorageKeys.SplitCacheDirectory,
+    "Directory for local copies of splits from stores tantivy4java cannot read (Azure, HDFS).")
+  val SplitCacheMaxSize: ConfEntry[Long] = bytes(
+    StorageKeys.SplitCacheMaxSize,
+    10L << 30,
+    "Most bytes of local split copies kept per JVM, least recently used deleted first.",
+    min = 0L,
+    max = Long.MaxValue)
+
+  /** The object-store entries, which travel to the executors in the Hadoop configuration. */
+  val storageEntries: Seq[ConfEntry[_]] = Seq(
+    AwsAccessKey,
+    AwsSecretKey,
+    AwsSessionToken,
+    AwsRegion,
+    AwsEndpoint,
+    AwsPathStyleAccess,
+    AwsCredentialsProviderClass,
+    S3PartSize,
+    S3MultipartThreshold,
+    S3MaxConcurrency,
+    AzureAccountName,
+    AzureAccountKey,
+    AzureConnectionString,
+    AzureTenantId,
+    AzureClientId,
+    AzureClientSecret,
+    AzureBearerToken,
+    AzureBlockSize,
+    AzureMaxConcurrency,
+    SplitCacheDirectory,
+    SplitCacheMaxSize
+  )
+
   /**
    * `spark.indextables.indexing.typemap.<column>` = string | text | json | ip, or the list form
    * `typemap.<type>` = "a,b" (see IndexTablesOptions.indexing, and schema.IndexingRequest for
@@ -335,5 +439,5 @@ object IndexTablesConf {
     StateRetentionVersions,
     StateRetentionHours,
     MinManifestAgeHours
-  )
+  ) ++ storageEntries
 }

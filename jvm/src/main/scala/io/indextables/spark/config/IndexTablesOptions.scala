@@ -139,18 +139,36 @@ final case class IndexTablesOptions(
    * configurations from one query to the next.
    */
   def hadoopOptions: Map[String, String] =
-    options.filterNot { case (k, _) =>
+    // A plain map: Spark's CaseInsensitiveMap would hand Hadoop the keys lower-cased, and the
+    // storage settings below must replace the session's raw values under their exact names.
+    options.iterator.filterNot { case (k, _) =>
       k.toLowerCase(Locale.ROOT).startsWith(IndexTablesOptions.InternalPrefix)
-    }
+    }.toMap ++ storageSettings
 
   /**
-   * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys), as Delta keys
+   * The object-store settings that are set, under their exact names and with sizes in bytes,
+   * as the stores read them from the Hadoop configuration (on the driver and the executors).
+   * From the options and the session only: a table's recorded properties never hold them.
+   */
+  def storageSettings: Map[String, String] = {
+    val noTable = copy(tableProps = Map.empty)
+    IndexTablesConf.storageEntries.flatMap { entry =>
+      val names = (entry.key +: entry.aliases).map(_.toLowerCase(Locale.ROOT))
+      val set = Seq(options, sessionConf).exists(_.keys.exists(k =>
+        names.contains(k.toLowerCase(Locale.ROOT))))
+      if (set) Some(entry.key -> noTable.get(entry).toString) else None
+    }.toMap
+  }
+
+  /**
+   * The options that change how files are reached (Hadoop `fs.*` / `dfs.*` keys, and the
+   * object-store settings), as Delta keys
    * its log cache: two reads with equal file-system options share one log handle's state.
    */
   def fileSystemOptions: Map[String, String] = options.filter { case (k, _) =>
     val l = k.toLowerCase(Locale.ROOT)
     l.startsWith("fs.") || l.startsWith("dfs.")
-  }
+  } ++ storageSettings
 }
 
 object IndexTablesOptions {

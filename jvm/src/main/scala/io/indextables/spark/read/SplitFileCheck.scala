@@ -4,9 +4,10 @@ import java.io.FileNotFoundException
 import java.nio.{ByteBuffer, ByteOrder}
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.storage.LogStore
 import io.indextables.spark.util.BoundedCache
 
 /**
@@ -26,7 +27,7 @@ object SplitFileCheck {
    * immutable once committed, so whatever is derived from one identity stays true for it.
    */
   def verify(
-      fs: FileSystem,
+      store: LogStore,
       path: Path,
       expectedSize: Option[Long],
       footerStart: Long,
@@ -34,9 +35,9 @@ object SplitFileCheck {
     val where = path.toString
     def bad(why: String) = IndexTablesErrors.splitReadFailed(where, new IllegalStateException(why))
     val status =
-      try fs.getFileStatus(path)
+      try store.status(path)
       catch { case _: FileNotFoundException => throw IndexTablesErrors.splitMissing(where) }
-    val length = status.getLen
+    val length = status.length
     expectedSize.foreach { s =>
       if (s != length) throw bad(s"the file has $length bytes, the log records $s")
     }
@@ -45,9 +46,9 @@ object SplitFileCheck {
     }
     // The same file (path, length and modification time) with the same footer offsets was
     // checked already in this JVM.
-    val key = s"$where|$length|${status.getModificationTime}|$footerStart|$footerEnd"
+    val key = s"$where|$length|${status.modificationTime}|$footerStart|$footerEnd"
     verified.getOrElseUpdate(key) {
-      checkFooter(fs, path, footerStart, footerEnd, bad)
+      checkFooter(store, path, footerStart, footerEnd, bad)
       java.lang.Boolean.TRUE
     }
     key
@@ -57,15 +58,13 @@ object SplitFileCheck {
   private val verified = new BoundedCache[String, java.lang.Boolean](100000)
 
   private def checkFooter(
-      fs: FileSystem,
+      store: LogStore,
       path: Path,
       footerStart: Long,
       footerEnd: Long,
       bad: String => Exception): Unit = {
-    val footer = new Array[Byte]((footerEnd - footerStart).toInt)
-    val in = fs.open(path)
-    try in.readFully(footerStart, footer)
-    finally in.close()
+    // Only the footer's byte range is read, never the whole file.
+    val footer = store.readRange(path, footerStart, (footerEnd - footerStart).toInt)
     val buf = ByteBuffer.wrap(footer).order(ByteOrder.LITTLE_ENDIAN)
     val hotcacheLen = buf.getInt(footer.length - 4).toLong & 0xffffffffL
     val hotcacheStart = footer.length - 4 - hotcacheLen

@@ -2,9 +2,12 @@ package io.indextables.spark.read
 
 import scala.collection.JavaConverters._
 
-import org.apache.hadoop.fs.{LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.Path
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3LogStore}
 import io.indextables.spark.util.BoundedCache
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
@@ -24,33 +27,96 @@ object SplitSearchEngine {
   val MaxIdle = 256
 
   /**
-   * The process-wide cache manager for these settings. tantivy4java keeps one manager per cache
-   * name, so a read that turns the leaf-search cache off gets a manager of its own name.
+   * The process-wide cache manager for these settings. tantivy4java keeps one manager per
+   * configuration (its key includes the credentials, so new credentials, such as a refreshed
+   * session token, get a manager of their own at once); a read that turns the leaf-search cache
+   * off gets a manager of its own name. `s3` is how tantivy4java reaches S3 for splits there.
    */
-  def cacheManager(maxSize: Long, queryCache: Boolean): SplitCacheManager = {
+  def cacheManager(
+      maxSize: Long,
+      queryCache: Boolean,
+      s3: Option[S3Access] = None): SplitCacheManager = {
     val name = if (queryCache) CacheName else s"$CacheName-noquerycache"
-    SplitCacheManager.getInstance(
-      new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize).withQueryCache(queryCache))
+    val config =
+      new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize).withQueryCache(queryCache)
+    s3.foreach { a =>
+      a.sessionToken match {
+        case Some(t) => config.withAwsCredentials(a.accessKey, a.secretKey, t)
+        case None => config.withAwsCredentials(a.accessKey, a.secretKey)
+      }
+      config.withAwsRegion(a.region)
+      a.endpoint.foreach(config.withAwsEndpoint)
+      if (a.pathStyleAccess) config.withAwsPathStyleAccess(true)
+    }
+    SplitCacheManager.getInstance(config)
+  }
+
+  /** What tantivy4java needs to read splits on S3: credentials resolved on this JVM. */
+  final case class S3Access(
+      accessKey: String,
+      secretKey: String,
+      sessionToken: Option[String],
+      region: String,
+      endpoint: Option[String],
+      pathStyleAccess: Boolean) {
+    override def toString: String = s"S3Access(region=$region, endpoint=$endpoint)"
+
+    /** Identifies the credentials without holding them in clear (pooled searchers' keys). */
+    def fingerprint: String =
+      java.util.UUID.nameUUIDFromBytes(
+        s"$accessKey|$secretKey|${sessionToken.getOrElse("")}|$region|$endpoint|$pathStyleAccess"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString
+  }
+
+  object S3Access {
+    def apply(store: S3LogStore): S3Access = {
+      val settings = store.settings
+      val credentials = store.credentials()
+      val token = credentials match {
+        case s: AwsSessionCredentials => Some(s.sessionToken())
+        case _ => None
+      }
+      S3Access(
+        credentials.accessKeyId(),
+        credentials.secretAccessKey(),
+        token,
+        S3LogStore.region(settings).id(),
+        settings.endpoint,
+        settings.pathStyleAccess)
+    }
   }
 
   /**
-   * A split file after [[SplitFileCheck]]: `where` tantivy4java reads it, and `identity`, what
-   * identifies its content (a committed split never changes under one identity).
+   * A split file after [[SplitFileCheck]]: `where` tantivy4java reads it (a local path, or an
+   * `s3://` URL), `identity`, what identifies its content (a committed split never changes under
+   * one identity), and for S3 the access tantivy4java reads it with.
    */
-  final case class CheckedSplit(where: String, identity: String)
+  final case class CheckedSplit(where: String, identity: String, s3: Option[S3Access] = None)
 
-  /** Checks that the split's file exists and is whole; where and what it is. */
+  /**
+   * Checks that the split's file exists and is whole; where and what it is. Splits on stores
+   * that tantivy4java cannot read itself (Azure, HDFS) are copied to the local split cache.
+   */
   def check(plan: ReadPlan, split: SplitInputPartition): CheckedSplit = {
-    val root = new Path(plan.tablePath)
-    val p = new Path(root, split.path)
-    val fs = p.getFileSystem(plan.hadoopConf.value)
+    val conf = plan.hadoopConf.value
+    val p = new Path(new Path(plan.tablePath), split.path)
+    val store = LogStore.forPath(p, conf)
     val identity =
-      SplitFileCheck.verify(fs, p, split.size, split.footerStartOffset, split.footerEndOffset)
-    val where = fs match {
-      case _: LocalFileSystem | _: RawLocalFileSystem => fs.makeQualified(p).toUri.getPath
-      case _ => fs.makeQualified(p).toString
+      SplitFileCheck.verify(store, p, split.size, split.footerStartOffset, split.footerEndOffset)
+    try {
+      if (LogStore.isLocal(p)) CheckedSplit(new java.io.File(p.toUri.getPath).getPath, identity)
+      else if (LogStore.isS3(p)) {
+        val uri = p.toUri
+        val url = s"s3://${uri.getAuthority}${uri.getPath}"
+        CheckedSplit(url, identity, Some(S3Access(store.asInstanceOf[S3LogStore])))
+      } else {
+        val local = store.localCopy(p, identity, LocalSplitCache.Settings(conf))
+        CheckedSplit(local.getPath, identity)
+      }
+    } catch {
+      case e: IndexTablesException => throw e
+      case e: Exception => throw IndexTablesErrors.splitReadFailed(p.toString, e)
     }
-    CheckedSplit(where, identity)
   }
 
   // Idle searchers by pool key, least recently used first; guarded by itself.
@@ -59,6 +125,7 @@ object SplitSearchEngine {
 
   private def poolKey(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan) =
     s"${checked.identity}|${plan.cacheMaxSize}|${plan.queryCache}|" +
+      s"${checked.s3.map(_.fingerprint).getOrElse("")}|" +
       split.docMappingJson.map(_.hashCode).getOrElse(0)
 
   /** A searcher of the checked split: one left by an earlier read, or a new one. */
@@ -73,7 +140,7 @@ object SplitSearchEngine {
         case Nil => None
       }
     }
-    kept.getOrElse(open(checked.where, split, plan))
+    kept.getOrElse(open(checked, split, plan))
   }
 
   /**
@@ -102,8 +169,9 @@ object SplitSearchEngine {
     evicted.foreach(s => scala.util.Try(s.close()))
   }
 
-  /** A new searcher on the split at `where` (from [[check]]). */
-  def open(where: String, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
+  /** A new searcher on the checked split. */
+  def open(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
+    val where = checked.where
     val numDocs = split.numRecords.getOrElse(0L)
     val metadata = new QuickwitSplit.SplitMetadata(
       splitIdOf(split.path),
@@ -126,7 +194,9 @@ object SplitSearchEngine {
       split.docMappingJson.orNull,
       java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
     )
-    try cacheManager(plan.cacheMaxSize, plan.queryCache).createSplitSearcher(where, metadata)
+    try
+      cacheManager(plan.cacheMaxSize, plan.queryCache, checked.s3)
+        .createSplitSearcher(where, metadata)
     catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 

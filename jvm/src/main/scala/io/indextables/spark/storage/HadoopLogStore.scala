@@ -1,6 +1,6 @@
-package io.indextables.spark.transaction
+package io.indextables.spark.storage
 
-import java.io.{ByteArrayOutputStream, FileNotFoundException}
+import java.io.{ByteArrayOutputStream, File, FileNotFoundException}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, Options, Path}
@@ -27,6 +27,14 @@ final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
       }
       out.toByteArray
     } finally in.close()
+  }
+
+  override def readRange(path: Path, offset: Long, length: Int): Array[Byte] = {
+    val out = new Array[Byte](length)
+    val in = path.getFileSystem(hadoopConf).open(path)
+    try in.readFully(offset, out)
+    finally in.close()
+    out
   }
 
   override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
@@ -81,8 +89,43 @@ final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
     catch { case _: FileNotFoundException => Seq.empty }
   }
 
-  override def modificationTime(path: Path): Long =
-    path.getFileSystem(hadoopConf).getFileStatus(path).getModificationTime
+  override def listRecursively(dir: Path): Iterator[FileInfo] = {
+    val fs = dir.getFileSystem(hadoopConf)
+    val it =
+      try fs.listFiles(dir, true)
+      catch { case _: FileNotFoundException => return Iterator.empty }
+    new Iterator[FileInfo] {
+      override def hasNext: Boolean = it.hasNext
+      override def next(): FileInfo = {
+        val s = it.next()
+        FileInfo(s.getPath, s.getLen, s.getModificationTime)
+      }
+    }
+  }
+
+  override def status(path: Path): FileInfo = {
+    val s = path.getFileSystem(hadoopConf).getFileStatus(path)
+    FileInfo(path, s.getLen, s.getModificationTime)
+  }
 
   override def delete(path: Path): Boolean = path.getFileSystem(hadoopConf).delete(path, false)
+
+  /**
+   * Copies `local` to a hidden name beside `dest`, then renames it into place, so that `dest`
+   * appears whole; the local file is deleted.
+   */
+  override def upload(local: File, dest: Path): Unit = {
+    val fs = dest.getFileSystem(hadoopConf)
+    val temp = new Path(dest.getParent, s".${dest.getName}.${java.util.UUID.randomUUID()}.tmp")
+    fs.copyFromLocalFile(true, true, new Path(local.getAbsolutePath), temp)
+    if (!fs.rename(temp, dest)) {
+      fs.delete(temp, false)
+      throw new java.io.IOException(s"Could not rename $temp to $dest")
+    }
+  }
+
+  override def localCopy(path: Path, identity: String, cache: LocalSplitCache.Settings): File =
+    LocalSplitCache.get(identity, cache) { target =>
+      path.getFileSystem(hadoopConf).copyToLocalFile(false, path, new Path(target.toURI), true)
+    }
 }

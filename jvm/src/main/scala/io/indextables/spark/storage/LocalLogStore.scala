@@ -1,10 +1,11 @@
-package io.indextables.spark.transaction
+package io.indextables.spark.storage
 
-import java.io.FileNotFoundException
+import java.io.{File, FileNotFoundException, RandomAccessFile}
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
 import java.nio.file.StandardOpenOption
-import java.nio.file.{FileAlreadyExistsException, Files, NoSuchFileException, StandardCopyOption}
+import java.nio.file.{AtomicMoveNotSupportedException, FileAlreadyExistsException, Files}
+import java.nio.file.{NoSuchFileException, StandardCopyOption}
 import java.nio.file.{Path => NioPath}
 import java.util.UUID
 
@@ -28,6 +29,21 @@ object LocalLogStore extends LogStore {
     catch {
       case _: NoSuchFileException => throw new FileNotFoundException(s"File $path does not exist")
     }
+
+  override def readRange(path: Path, offset: Long, length: Int): Array[Byte] = {
+    val out = new Array[Byte](length)
+    val file =
+      try new RandomAccessFile(toNio(path).toFile, "r")
+      catch {
+        case _: FileNotFoundException =>
+          throw new FileNotFoundException(s"File $path does not exist")
+      }
+    try {
+      file.seek(offset)
+      file.readFully(out)
+    } finally file.close()
+    out
+  }
 
   override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
     val target = toNio(path)
@@ -87,11 +103,38 @@ object LocalLogStore extends LogStore {
 
   override def listDirectories(dir: Path): Seq[Path] = entries(dir, p => Files.isDirectory(p))
 
-  override def modificationTime(path: Path): Long =
-    try Files.getLastModifiedTime(toNio(path)).toMillis
-    catch {
+  override def listRecursively(dir: Path): Iterator[FileInfo] = {
+    val root = toNio(dir)
+    if (!Files.isDirectory(root)) Iterator.empty
+    else {
+      val stream = Files.walk(root)
+      try {
+        stream.iterator().asScala.filter(p => Files.isRegularFile(p)).map { p =>
+          val f = p.toFile
+          FileInfo(new Path(dir, root.relativize(p).toString), f.length(), f.lastModified())
+        }.toVector.iterator
+      } finally stream.close()
+    }
+  }
+
+  override def status(path: Path): FileInfo =
+    try {
+      val p = toNio(path)
+      FileInfo(path, Files.size(p), Files.getLastModifiedTime(p).toMillis)
+    } catch {
       case _: NoSuchFileException => throw new FileNotFoundException(s"File $path does not exist")
     }
 
   override def delete(path: Path): Boolean = Files.deleteIfExists(toNio(path))
+
+  /** Moves `local` into place: atomically where the two are on one file system. */
+  override def upload(local: File, dest: Path): Unit = {
+    val target = toNio(dest)
+    Files.createDirectories(target.getParent)
+    try Files.move(local.toPath, target, StandardCopyOption.ATOMIC_MOVE)
+    catch { case _: AtomicMoveNotSupportedException => Files.move(local.toPath, target) }
+  }
+
+  override def localCopy(path: Path, identity: String, cache: LocalSplitCache.Settings): File =
+    toNio(path).toFile
 }

@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.state.{AvroStateReader, FileEntry, StateManifest}
+import io.indextables.spark.storage.LogStore
 
 /**
  * Builds the [[Snapshot]] a checkpoint holds, for the three checkpoint forms: the Avro state

@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.util.BoundedCache
+import io.indextables.spark.storage.LogStore
 
 /**
  * The handle of one table's transaction log at `<tablePath>/_transaction_log`: lists and reads
@@ -295,7 +296,7 @@ object TransactionLog {
       settings: LogSettings,
       fileSystemOptions: Map[String, String] = Map.empty): TransactionLog = {
     val raw = new Path(tablePath)
-    val qualified = raw.getFileSystem(hadoopConf).makeQualified(raw)
+    val qualified = LogStore.qualify(raw, hadoopConf)
     val key = (qualified.toString, fileSystemOptions)
     val shared = cache.getOrElseUpdate(key)(new SharedState)
     new TransactionLog(qualified, hadoopConf, settings, shared)

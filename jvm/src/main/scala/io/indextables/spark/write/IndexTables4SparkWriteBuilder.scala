@@ -208,7 +208,7 @@ final class IndexTables4SparkWriteBuilder(
       case None => (TableIndexSchema.resolve(dataSchema, partitionColumns, opts.indexing), None)
     }
     val decision = WritePathSelector.select(indexSchema)
-    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(writeOptions)
+    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val rowCheck = mode match {
       case WriteMode.ReplaceWhere(predicate, filters) =>
         Some(RowCheck(tableName, predicate, ReplaceWhereRows.bound(spark, filters, dataSchema)))

@@ -12,7 +12,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.indextables.spark.extensions.ExtensionsSession
 import io.indextables.spark.read.IndexTables4SparkScan
 import io.indextables.spark.transaction.state.AvroStateReader
-import io.indextables.spark.transaction.{LastCheckpoint, LocalLogStore, Snapshot, TransactionLog}
+import io.indextables.spark.storage.LocalLogStore
+import io.indextables.spark.transaction.{LastCheckpoint, Snapshot, TransactionLog}
 
 /** How reads and writes reach a table's log: the shared snapshot, and settings precedence. */
 class TableLogResolverSuite extends AnyFunSuite with BeforeAndAfterAll {

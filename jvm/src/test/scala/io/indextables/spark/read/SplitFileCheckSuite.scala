@@ -4,12 +4,12 @@ import java.io.{File, RandomAccessFile}
 import java.nio.file.{Files, StandardCopyOption}
 
 import org.apache.commons.io.FileUtils
-import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.Path
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.storage.LocalLogStore
 import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder}
 import io.indextables.tantivy4java.core.{Index, SchemaBuilder}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
@@ -17,7 +17,7 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
 class SplitFileCheckSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   private lazy val dir = Files.createTempDirectory("split-check").toFile
-  private lazy val fs = FileSystem.getLocal(new Configuration())
+  private val fs = LocalLogStore
   private var splitFile: File = _
   private var footerStart: Long = _
   private var footerEnd: Long = _

@@ -1,4 +1,4 @@
-package io.indextables.spark.transaction
+package io.indextables.spark.storage
 
 import java.io.{File, FileNotFoundException}
 import java.nio.charset.StandardCharsets.UTF_8
@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
 class LogStoreSuite extends AnyFunSuite {
-  import TransactionTestUtils._
+  import io.indextables.spark.transaction.TransactionTestUtils._
 
   private def checkPutIfAbsent(store: LogStore, dir: File): Unit = {
     val file = new Path(new Path(dir.toURI), "log/00000000000000000000.json")
@@ -22,10 +22,55 @@ class LogStoreSuite extends AnyFunSuite {
     intercept[FileNotFoundException](store.read(new Path(file.getParent, "missing.json")))
   }
 
-  test("factory picks the local store for file: and scheme-less paths, Hadoop otherwise") {
+  test("factory picks the store by scheme: local, S3, Azure, else Hadoop") {
     assert(LogStore.forPath(new Path("/tmp/t"), hadoopConf) eq LocalLogStore)
     assert(LogStore.forPath(new Path("file:/tmp/t"), hadoopConf) eq LocalLogStore)
-    assert(LogStore.forPath(new Path("s3a://bucket/t"), hadoopConf).isInstanceOf[HadoopLogStore])
+    Seq("s3://bucket/t", "s3a://bucket/t", "s3n://bucket/t").foreach { p =>
+      assert(LogStore.forPath(new Path(p), hadoopConf).isInstanceOf[S3LogStore], p)
+    }
+    Seq("abfss", "abfs", "wasbs", "wasb").foreach { scheme =>
+      val p = new Path(s"$scheme://c@account.dfs.core.windows.net/t")
+      assert(LogStore.forPath(p, hadoopConf).isInstanceOf[AzureLogStore], p)
+    }
+    assert(LogStore.forPath(new Path("hdfs://nn:8020/t"), hadoopConf).isInstanceOf[HadoopLogStore])
+    // One client per settings: equal settings share it, other credentials get their own.
+    val a = LogStore.forPath(new Path("s3://one/t"), hadoopConf)
+    assert(LogStore.forPath(new Path("s3://two/t"), hadoopConf) eq a)
+    val other = new org.apache.hadoop.conf.Configuration(hadoopConf)
+    other.set(StorageKeys.AwsAccessKey, "id")
+    other.set(StorageKeys.AwsSecretKey, "never-printed")
+    val b = LogStore.forPath(new Path("s3://one/t"), other).asInstanceOf[S3LogStore]
+    assert(!(b eq a))
+    assert(!b.settings.toString.contains("never-printed"))
+  }
+
+  test("object-store paths qualify as they are, without a Hadoop file system") {
+    assert(LogStore.qualify(
+      new Path("s3://bucket/a/t/"),
+      hadoopConf).toString === "s3://bucket/a/t")
+    val azure = "abfss://c@acct.dfs.core.windows.net/t"
+    assert(LogStore.qualify(new Path(azure), hadoopConf).toString === azure)
+  }
+
+  private def checkFiles(store: LogStore, dir: File): Unit = {
+    val root = new Path(dir.toURI)
+    val local = new File(dir, "local.bin")
+    java.nio.file.Files.write(local.toPath, Array.tabulate[Byte](1000)(_.toByte))
+    val dest = new Path(root, "table/p=1/part-0.split")
+    store.upload(local, dest)
+    assert(!local.exists())
+    assert(store.status(dest).length === 1000L)
+    assert(store.readRange(dest, 990, 10).toSeq === (990 until 1000).map(_.toByte))
+    store.overwrite(new Path(root, "table/_log/x.json"), Array[Byte](1, 2))
+    assert(store.listRecursively(new Path(root, "table")).map(f => (f.path.getName, f.length))
+      .toSet === Set(("part-0.split", 1000L), ("x.json", 2L)))
+    assert(store.listRecursively(new Path(root, "missing")).isEmpty)
+    intercept[FileNotFoundException](store.status(new Path(root, "missing")))
+  }
+
+  test("local and Hadoop stores: upload, status, ranged reads, recursive listing") {
+    withTempDir(dir => checkFiles(LocalLogStore, dir))
+    withTempDir(dir => checkFiles(new HadoopLogStore(hadoopConf), dir))
   }
 
   test("local store: put-if-absent never overwrites, and leaves no temp files") {

@@ -12,6 +12,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import io.indextables.spark.exceptions.TransactionLogException
 import io.indextables.spark.transaction.TransactionTestUtils._
 import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateReader}
+import io.indextables.spark.storage.{DelegatingLogStore, LogStore}
 
 /** Writing checkpoints: Avro state (incremental, compaction, bounds), JSON forms, crash safety. */
 class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
@@ -317,24 +318,19 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   }
 
   /** A store whose `failAt`-th write (put or overwrite) fails, as a crash there would. */
-  private class FailingStore(inner: LogStore, failAt: Int) extends LogStore {
+  private class FailingStore(inner: LogStore, failAt: Int)
+      extends DelegatingLogStore(inner) {
     private var writes = 0
     private def tick(path: Path): Unit = {
       writes += 1
       if (writes == failAt) throw new java.io.IOException(s"injected failure writing $path")
     }
-    override def read(path: Path): Array[Byte] = inner.read(path)
     override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
       tick(path); inner.putIfAbsent(path, bytes)
     }
-    override def list(dir: Path): Seq[Path] = inner.list(dir)
-    override def exists(path: Path): Boolean = inner.exists(path)
     override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
       tick(path); inner.overwrite(path, bytes)
     }
-    override def listDirectories(dir: Path): Seq[Path] = inner.listDirectories(dir)
-    override def modificationTime(path: Path): Long = inner.modificationTime(path)
-    override def delete(path: Path): Boolean = inner.delete(path)
   }
 
   test("a read loads only the manifests whose partition bounds it can match") {

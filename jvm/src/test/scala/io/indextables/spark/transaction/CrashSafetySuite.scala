@@ -8,6 +8,7 @@ import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.transaction.TransactionTestUtils._
+import io.indextables.spark.storage.{DelegatingLogStore, LogStore}
 
 /**
  * Kills (SIGKILL) a separate JVM in the middle of a checkpoint, of a state compaction and of a
@@ -122,7 +123,8 @@ object CrashChild {
     }
   }
 
-  private class HangingStore(inner: LogStore, hangAt: Int, marker: File) extends LogStore {
+  private class HangingStore(inner: LogStore, hangAt: Int, marker: File)
+      extends DelegatingLogStore(inner) {
     private var writes = 0
     private def tick(): Unit = {
       writes += 1
@@ -131,17 +133,11 @@ object CrashChild {
         while (true) Thread.sleep(1000)
       }
     }
-    override def read(path: Path): Array[Byte] = inner.read(path)
     override def putIfAbsent(path: Path, bytes: Array[Byte]): Boolean = {
       tick(); inner.putIfAbsent(path, bytes)
     }
-    override def list(dir: Path): Seq[Path] = inner.list(dir)
-    override def exists(path: Path): Boolean = inner.exists(path)
     override def overwrite(path: Path, bytes: Array[Byte]): Unit = {
       tick(); inner.overwrite(path, bytes)
     }
-    override def listDirectories(dir: Path): Seq[Path] = inner.listDirectories(dir)
-    override def modificationTime(path: Path): Long = inner.modificationTime(path)
-    override def delete(path: Path): Boolean = inner.delete(path)
   }
 }

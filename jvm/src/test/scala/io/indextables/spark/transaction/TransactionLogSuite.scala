@@ -8,6 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.exceptions.{ConcurrentCommitException, IndexTablesException, TransactionLogException}
+import io.indextables.spark.storage.LocalLogStore
 
 class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
   import TransactionTestUtils._

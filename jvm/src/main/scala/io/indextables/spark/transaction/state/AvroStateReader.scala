@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.transaction.LogStore
+import io.indextables.spark.storage.LogStore
 
 /**
  * The live files of an Avro state: its manifest, and every entry of the manifests it references

@@ -5,7 +5,8 @@ import java.util.UUID
 import org.apache.avro.file.CodecFactory
 import org.apache.hadoop.fs.Path
 
-import io.indextables.spark.transaction.{ActionSerde, AddAction, LogStore, SchemaHash}
+import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction.{ActionSerde, AddAction, SchemaHash}
 import io.indextables.spark.transaction.{Snapshot, StateBase}
 
 /**

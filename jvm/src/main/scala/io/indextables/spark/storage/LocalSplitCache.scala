@@ -1,0 +1,75 @@
+package io.indextables.spark.storage
+
+import java.io.File
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, StandardCopyOption}
+import java.security.MessageDigest
+import java.util.concurrent.ConcurrentHashMap
+
+import org.apache.hadoop.conf.Configuration
+
+/**
+ * Local copies of split files from stores that tantivy4java cannot read itself (Azure, HDFS),
+ * one file per split identity, in one directory per JVM. A copy is fetched to a temporary name
+ * and renamed into place, so a copy under its final name is always whole; concurrent readers of
+ * one split wait for a single fetch. When the directory holds more than its maximum, the least
+ * recently used copies are deleted (a searcher that has a deleted copy open keeps reading it).
+ */
+object LocalSplitCache {
+
+  /** Where copies go, and the most bytes they may take together. */
+  final case class Settings(directory: File, maxBytes: Long)
+
+  object Settings {
+    val DefaultMaxBytes: Long = 10L << 30
+
+    def apply(conf: Configuration): Settings = {
+      val dir = ConfReader.first(conf, StorageKeys.SplitCacheDirectory).map(new File(_))
+        .getOrElse(new File(System.getProperty("java.io.tmpdir")))
+      Settings(
+        new File(dir, "indextables-split-cache"),
+        ConfReader.first(conf, StorageKeys.SplitCacheMaxSize).map(_.toLong)
+          .getOrElse(DefaultMaxBytes))
+    }
+  }
+
+  private val locks = new ConcurrentHashMap[String, Object]()
+
+  private def nameOf(identity: String): String =
+    MessageDigest.getInstance("SHA-256").digest(identity.getBytes(UTF_8))
+      .map(b => f"${b & 0xff}%02x").mkString + ".split"
+
+  /** The local copy of the split `identity`, fetched by `fetch` (into the given file) if absent. */
+  def get(identity: String, settings: Settings)(fetch: File => Unit): File = {
+    val name = nameOf(identity)
+    val target = new File(settings.directory, name)
+    val lock = locks.computeIfAbsent(name, _ => new Object)
+    lock.synchronized {
+      if (target.isFile) {
+        target.setLastModified(System.currentTimeMillis())
+      } else {
+        Files.createDirectories(settings.directory.toPath)
+        val temp = new File(settings.directory, s".$name.${java.util.UUID.randomUUID()}.tmp")
+        try {
+          fetch(temp)
+          Files.move(temp.toPath, target.toPath, StandardCopyOption.ATOMIC_MOVE)
+        } finally temp.delete()
+        evict(settings, keep = target)
+      }
+    }
+    target
+  }
+
+  /** Deletes the least recently used copies until the directory fits its maximum. */
+  private def evict(settings: Settings, keep: File): Unit = {
+    val files = Option(settings.directory.listFiles()).getOrElse(Array.empty[File])
+      .filter(f => f.isFile && f.getName.endsWith(".split"))
+    var total = files.map(_.length()).sum
+    files.filter(_ != keep).sortBy(_.lastModified()).foreach { f =>
+      if (total > settings.maxBytes) {
+        val len = f.length()
+        if (f.delete()) total -= len
+      }
+    }
+  }
+}
