@@ -291,8 +291,9 @@ object IndexTablesConf {
   // Object stores (upstream's names). Options and session settings only: never read from a
   // table's recorded properties, so credentials are never written into a log.
 
+  // A free-form setting; empty (the default) means not set.
   private def setting(key: String, doc: String): ConfEntry[String] =
-    ConfEntry(key, "", doc, "a non-empty string")(s => Some(s.trim).filter(_.nonEmpty))
+    ConfEntry(key, "", doc, "a string")(s => Some(s.trim))
 
   val AwsAccessKey: ConfEntry[String] =
     setting(StorageKeys.AwsAccessKey, "S3 access key id (else fs.s3a.access.key, else a provider).")
