@@ -89,3 +89,26 @@ def test_optimized_writes_benchmark_smoke(tmp_path: Path) -> None:
     assert result["optimized"]["splits"] < 20
     assert result["count_star_answer"] == 20000
     assert (out / "optimized-writes.md").read_text().startswith("# Optimized writes")
+
+
+def test_object_store_benchmark_smoke(tmp_path: Path) -> None:
+    """The object-store mode (tests/benchmarks/object_store.py) end to end on a tiny table, in a
+    process of its own (it starts its own S3 server and session): every query runs, counts
+    what it fetched, and the selective searches fetch a small part of the table."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "benchmarks" / "object_store.py"
+    out = tmp_path / "bench-s3"
+    done = subprocess.run(
+        [sys.executable, str(script), "--rows", "6000", "--append-rows", "2000", "--runs", "1",
+         "--out", str(out), "--driver-memory", "1g"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((out / "results.json").read_text())
+    assert result["splits"] == 3
+    queries = result["queries"]
+    assert "rare_indexquery" in queries and "full_scan" in queries
+    for name, q in queries.items():
+        assert q["median"]["cold_requests"] > 0, name
+    assert queries["rare_indexquery"]["median"]["cold_fraction_of_table"] < 0.2
