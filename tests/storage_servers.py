@@ -54,6 +54,14 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], name: str, log: 
     raise RuntimeError(f"{name} did not listen on 127.0.0.1:{port} within 60 s")
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 def _require(binary: Path, name: str) -> None:
     if not binary.exists():
         raise RuntimeError(
@@ -100,11 +108,7 @@ class S3Server:
         }
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        _stop(self.process)
 
 
 def start_s3(work: Path) -> S3Server:
@@ -173,11 +177,7 @@ class AzureServer:
         return {"spark.indextables.azure.connectionString": self.connection_string}
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        _stop(self.process)
 
 
 def start_azurite(work: Path) -> AzureServer:

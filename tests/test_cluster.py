@@ -145,13 +145,11 @@ def standalone_master(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tupl
                 p.kill()
 
 
-def test_write_and_search_on_a_standalone_cluster(
-    standalone_master: tuple[str, Path], tmp_path: Path
-) -> None:
-    url, logs = standalone_master
+def _run_job(source: str, tmp_path: Path, logs: Path, *args: str) -> dict[str, str]:
+    """Runs the driver script `source` with `args` against the cluster; the fields of the
+    RESULT line it prints."""
     job = tmp_path / "job.py"
-    job.write_text(JOB)
-    table = tmp_path / "table"
+    job.write_text(source)
     env = dict(
         os.environ,
         SPARK_HOME=str(SPARK_HOME),
@@ -159,18 +157,22 @@ def test_write_and_search_on_a_standalone_cluster(
         PYSPARK_PYTHON=sys.executable,
     )
     done = subprocess.run(
-        [sys.executable, str(job), url, str(table)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
+        [sys.executable, str(job), *args], capture_output=True, text=True, timeout=600, env=env
     )
     result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
     assert done.returncode == 0 and result, (
         f"job failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
         f"worker log: {(logs / 'worker.log').read_text()[-3000:]}"
     )
-    fields = dict(kv.split("=") for kv in result[0].split()[1:])
+    return dict(kv.split("=") for kv in result[0].split()[1:])
+
+
+def test_write_and_search_on_a_standalone_cluster(
+    standalone_master: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, logs = standalone_master
+    table = tmp_path / "table"
+    fields = _run_job(JOB, tmp_path, logs, url, str(table))
     assert int(fields["executors"]) >= 1
     assert int(fields["total"]) == 20000
     assert int(fields["errors"]) == 2000
@@ -259,27 +261,7 @@ def test_a_credentials_provider_class_is_instantiated_on_the_executors(
     subprocess.run(["jar", "cf", str(provider_jar), "-C", str(classes), "."], check=True)
 
     url = f"s3://{s3.new_bucket()}/provided"
-    job = tmp_path / "job.py"
-    job.write_text(PROVIDER_JOB)
-    env = dict(
-        os.environ,
-        SPARK_HOME=str(SPARK_HOME),
-        SPARK_LOCAL_IP="127.0.0.1",
-        PYSPARK_PYTHON=sys.executable,
-    )
-    done = subprocess.run(
-        [sys.executable, str(job), master, url, str(provider_jar), s3.endpoint],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    result = [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
-    assert done.returncode == 0 and result, (
-        f"job failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n"
-        f"worker log: {(logs / 'worker.log').read_text()[-3000:]}"
-    )
-    fields = dict(kv.split("=") for kv in result[0].split()[1:])
+    fields = _run_job(PROVIDER_JOB, tmp_path, logs, master, url, str(provider_jar), s3.endpoint)
     assert int(fields["total"]) == 5000 and int(fields["k3"]) == 1000
     instances = [line.split() for line in marker.read_text().splitlines()]
     driver_pids = {pid for where, pid in instances if where == "driver"}
