@@ -1,6 +1,6 @@
 package io.indextables.spark.storage
 
-import java.io.{ByteArrayOutputStream, File, FileNotFoundException}
+import java.io.{File, FileNotFoundException}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, Options, Path}
@@ -17,16 +17,8 @@ final class HadoopLogStore(hadoopConf: Configuration) extends LogStore {
   override def read(path: Path): Array[Byte] = {
     val fs = path.getFileSystem(hadoopConf)
     val in = fs.open(path)
-    try {
-      val out = new ByteArrayOutputStream()
-      val buf = new Array[Byte](64 * 1024)
-      var n = in.read(buf)
-      while (n >= 0) {
-        out.write(buf, 0, n)
-        n = in.read(buf)
-      }
-      out.toByteArray
-    } finally in.close()
+    try in.readAllBytes()
+    finally in.close()
   }
 
   override def readRange(path: Path, offset: Long, length: Int): Array[Byte] = {

@@ -97,16 +97,8 @@ object VersionFiles {
   private def gunzip(file: Path, bytes: Array[Byte], offset: Int): Array[Byte] =
     try {
       val in = new GZIPInputStream(new ByteArrayInputStream(bytes, offset, bytes.length - offset))
-      try {
-        val out = new ByteArrayOutputStream(bytes.length * 4)
-        val buf = new Array[Byte](8192)
-        var n = in.read(buf)
-        while (n >= 0) {
-          out.write(buf, 0, n)
-          n = in.read(buf)
-        }
-        out.toByteArray
-      } finally in.close()
+      try in.readAllBytes()
+      finally in.close()
     } catch {
       case e: IOException =>
         throw IndexTablesErrors.unreadableVersionFile(
