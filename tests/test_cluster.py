@@ -270,3 +270,50 @@ def test_a_credentials_provider_class_is_instantiated_on_the_executors(
     assert task_pids and not (task_pids & driver_pids), instances  # executors: other JVMs
     objects = s3.client().list_objects_v2(Bucket=url.split("/")[2])["Contents"]
     assert any(o["Key"].endswith(".split") for o in objects)
+
+
+CACHE_JOB = r"""
+import sys, time
+from pyspark.sql import SparkSession, functions as F
+import indextables
+
+master, path = sys.argv[1], sys.argv[2]
+builder = (SparkSession.builder.master(master).appName("indextables-cache-commands-test")
+           .config("spark.ui.enabled", "false").config("spark.executor.memory", "768m")
+           .config("spark.executor.cores", "1").config("spark.cores.max", "2"))
+spark = indextables.configure_spark(builder).getOrCreate()
+sc = spark.sparkContext
+deadline = time.time() + 60
+while sc._jsc.sc().getExecutorMemoryStatus().size() < 3 and time.time() < deadline:
+    time.sleep(0.5)
+df = spark.range(6000).select(
+    F.col("id"), F.concat(F.lit("event "), F.col("id").cast("string")).alias("message"))
+df.repartition(6).write.format("indextables").save(path)
+prewarm = spark.sql(f"PREWARM INDEXTABLES CACHE '{path}'").collect()
+flush = spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+t = spark.read.format("indextables").load(path)
+print("RESULT executors=%d prewarmed=%d on_assigned=%d prewarm_rows=%d flush_jvms=%d "
+      "count=%d hits=%d" % (
+          sc._jsc.sc().getExecutorMemoryStatus().size() - 1,
+          sum(r.splits_prewarmed for r in prewarm),
+          sum(r.splits_on_assigned_executor for r in prewarm),
+          len(prewarm), len({r.executor_id for r in flush}),
+          t.count(), t.filter(F.col("message").contains("event 42")).count()))
+spark.stop()
+"""
+
+
+def test_cache_commands_reach_every_executor_and_prewarm_follows_placement(
+    standalone_master: tuple[str, Path], tmp_path: Path
+) -> None:
+    """Two executors of one core each: PREWARM sends each split to the executor the scan
+    places it on, and FLUSH reaches the driver and both executors."""
+    url, logs = standalone_master
+    fields = _run_job(CACHE_JOB, tmp_path, logs, url, str(tmp_path / "table"))
+    assert int(fields["executors"]) == 2
+    assert int(fields["prewarmed"]) == 6
+    assert int(fields["on_assigned"]) == 6  # idle executors: every task ran where it was placed
+    assert int(fields["prewarm_rows"]) in (1, 2)
+    assert int(fields["flush_jvms"]) == 3  # the driver and the two executors
+    assert int(fields["count"]) == 6000
+    assert int(fields["hits"]) == 111  # 42, 420..429, 4200..4299

@@ -497,8 +497,7 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_COMMAND_SYNTAX_ERROR",
       s"Syntax error in IndexTables command at line $line, position $position ($detail): $sql. " +
-        "Expected CHECKPOINT INDEXTABLES or DESCRIBE INDEXTABLES STATE | TRANSACTION LOG | " +
-        "HISTORY, followed by '<path>' or a table name."
+        "The commands and their grammar are listed in the README (SQL commands)."
     )
 
   def commandTargetNotIndexTables(name: String): IndexTablesException =
@@ -506,5 +505,29 @@ object IndexTablesErrors {
       "INDEXTABLES_COMMAND_TARGET",
       s"'$name' does not name an IndexTables table (a view over exactly one table read with " +
         "format('indextables')). Give the table path as a string instead."
+    )
+
+  def partitionPredicateRequired(
+      command: String,
+      predicate: String,
+      partitionColumns: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_PARTITION_PREDICATE",
+      s"$command: the WHERE clause '$predicate' may name partition columns only; the table's " +
+        s"partition columns are " +
+        (if (partitionColumns.isEmpty) "none (it is not partitioned)"
+         else partitionColumns.mkString("[", ", ", "]")) + "."
+    )
+
+  def unknownIndexComponent(name: String, known: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_UNKNOWN_INDEX_COMPONENT",
+      s"PREWARM: '$name' is not an index component; use one of ${known.mkString(", ")}."
+    )
+
+  def prewarmUnknownField(field: String, columns: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_UNKNOWN_FIELD",
+      s"PREWARM: the table has no column '$field'; its columns are ${columns.mkString(", ")}."
     )
 }

@@ -143,6 +143,51 @@ object IndexTablesConf {
     true,
     "Whether a split searcher answers a repeated identical search from its leaf-search cache.")
 
+  val DiskCacheEnabled: ConfEntry[String] = oneOf(
+    "spark.indextables.cache.disk.enabled",
+    "auto",
+    "Whether reads keep split components fetched from object storage in an L2 disk cache " +
+      "(tantivy4java's tiered cache). auto: on when cache.disk.path is set or the node has " +
+      "/local_disk0 (Databricks, EMR).",
+    Seq("auto", "true", "false")
+  )
+
+  val DiskCachePath: ConfEntry[String] = ConfEntry(
+    "spark.indextables.cache.disk.path",
+    "",
+    "Directory of the L2 disk cache (default: /local_disk0/indextables_cache where that disk " +
+      "exists, else indextables-disk-cache under java.io.tmpdir).",
+    "an absolute directory path"
+  )(s => Some(s.trim).filter(p => p.isEmpty || new java.io.File(p).isAbsolute))
+
+  val DiskCacheMaxSize: ConfEntry[Long] = bytes(
+    "spark.indextables.cache.disk.maxSize",
+    0L,
+    "Most bytes the L2 disk cache keeps (K/M/G/T suffixes); 0: two thirds of the disk's space.",
+    min = 0L,
+    max = Long.MaxValue
+  )
+
+  val DiskCacheCompression: ConfEntry[String] = oneOf(
+    "spark.indextables.cache.disk.compression",
+    "lz4",
+    "How the L2 disk cache compresses what it keeps.",
+    Seq("lz4", "zstd", "none"))
+
+  val DiskCacheMinCompressSize: ConfEntry[Long] = bytes(
+    "spark.indextables.cache.disk.minCompressSize",
+    4096L,
+    "Smallest piece the L2 disk cache compresses.",
+    min = 0L,
+    max = Int.MaxValue.toLong)
+
+  val DiskCacheManifestSyncInterval: ConfEntry[Int] = int(
+    "spark.indextables.cache.disk.manifestSyncInterval",
+    30,
+    "Seconds between writes of the L2 disk cache's manifest (what survives a JVM restart).",
+    min = 1
+  )
+
   val RequireAggregatePushdown: ConfEntry[Boolean] = boolean(
     "spark.indextables.read.requireAggregatePushdown",
     false,
@@ -416,6 +461,12 @@ object IndexTablesConf {
     MaxSplitsPerTask,
     CacheMaxSize,
     QueryCacheEnabled,
+    DiskCacheEnabled,
+    DiskCachePath,
+    DiskCacheMaxSize,
+    DiskCacheCompression,
+    DiskCacheMinCompressSize,
+    DiskCacheManifestSyncInterval,
     RequireAggregatePushdown,
     StatsTruncationMaxLength,
     RetryMaxAttempts,

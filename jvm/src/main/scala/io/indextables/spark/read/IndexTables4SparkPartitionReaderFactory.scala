@@ -13,7 +13,7 @@ final class IndexTables4SparkPartitionReaderFactory(plan: ReadPlan) extends Part
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     (partition, plan.aggregate) match {
       // Spark sums partial counts: without any partial row, its COUNT would be NULL, not 0.
-      case (SplitGroup(Seq()), Some(agg)) if agg.groupBy.isEmpty =>
+      case (SplitGroup(Seq(), _), Some(agg)) if agg.groupBy.isEmpty =>
         new PartitionReader[InternalRow] {
           private var left = true
           override def next(): Boolean = { val l = left; left = false; l }

@@ -23,6 +23,8 @@ final class IndexTables4SparkScan(
   override def readSchema(): StructType = plan.readSchema
 
   private[spark] def tablePath: String = plan.tablePath
+  private[spark] def readPlan: ReadPlan = plan
+  private[spark] def splitGroups: Seq[SplitGroup] = groups
   private[spark] def aggregatePushed: Boolean = plan.aggregate.isDefined
   private[spark] def requiresAggregatePushdown: Boolean = plan.requireAggregatePushdown
 

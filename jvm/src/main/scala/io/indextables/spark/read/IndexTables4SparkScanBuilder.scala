@@ -1,5 +1,6 @@
 package io.indextables.spark.read
 
+import org.apache.spark.sql.indextables.SparkExecutors
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
@@ -271,9 +272,13 @@ final class IndexTables4SparkScanBuilder(
       cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
       queryCache = opts.get(IndexTablesConf.QueryCacheEnabled),
       aggregate = aggregate,
-      requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown)
+      requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown),
+      diskCache = SplitCaches.diskCache(opts)
     )
-    val groups = SplitGroups.of(
+    val executors = SparkExecutors.executors(spark.sparkContext).map { case (id, host) =>
+      SplitPlacement.Executor(id, host)
+    }
+    val grouped = SplitGroups.of(
       splits,
       opts.get(IndexTablesConf.SplitsPerTask),
       opts.get(IndexTablesConf.MaxSplitsPerTask),
@@ -282,6 +287,7 @@ final class IndexTables4SparkScanBuilder(
       case Seq() if aggregate.exists(_.groupBy.isEmpty) => Seq(SplitGroup(Nil))
       case gs => gs
     }
+    val groups = SplitGroups.placed(grouped, executors)
     new IndexTables4SparkScan(plan, groups, files.size, pushed, mixedFilter, snapshot)
   }
 }

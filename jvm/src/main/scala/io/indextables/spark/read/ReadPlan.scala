@@ -15,6 +15,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  *                       split names its variant
  * @param limit          pushed LIMIT, if any
  * @param queryCache     whether searchers may answer a repeated search from tantivy's cache
+ * @param diskCache      the L2 disk cache under tantivy's in-memory cache, if enabled
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
@@ -32,7 +33,8 @@ final case class ReadPlan(
     cacheMaxSize: Long,
     queryCache: Boolean,
     aggregate: Option[AggregatePlan] = None,
-    requireAggregatePushdown: Boolean = false)
+    requireAggregatePushdown: Boolean = false,
+    diskCache: Option[SplitCaches.DiskCache] = None)
 
 /**
  * The pushed query as splits of one doc mapping answer it.

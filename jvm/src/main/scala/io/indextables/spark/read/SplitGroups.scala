@@ -3,8 +3,14 @@ package io.indextables.spark.read
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader}
 
-/** The splits one read task searches, one after the other. */
-final case class SplitGroup(splits: Seq[SplitInputPartition]) extends InputPartition
+/**
+ * The splits one read task searches, one after the other, and where Spark should run it: the
+ * executors [[SplitPlacement]] gives its splits (none in local mode).
+ */
+final case class SplitGroup(splits: Seq[SplitInputPartition], locations: Seq[String] = Nil)
+    extends InputPartition {
+  override def preferredLocations(): Array[String] = locations.toArray
+}
 
 /**
  * How the splits of a scan are grouped into read tasks. A task has a fixed cost in Spark (its
@@ -37,6 +43,15 @@ object SplitGroups {
   }
 
   private def ceilDiv(a: Int, b: Int): Int = (a + b - 1) / b
+
+  /** `groups`, each preferring the executors its splits are placed on. */
+  def placed(groups: Seq[SplitGroup], executors: Seq[SplitPlacement.Executor]): Seq[SplitGroup] =
+    if (executors.isEmpty) groups
+    else
+      groups.map(g =>
+        g.copy(locations =
+          g.splits.flatMap(s => SplitPlacement.executorOf(s.path, executors)).map(_.location)
+            .distinct))
 
   /** `splits` in `tasks` groups of near-equal record counts, each in the log's order. */
   private def balanced(splits: Seq[SplitInputPartition], tasks: Int): Seq[SplitGroup] = {

@@ -30,15 +30,20 @@ object SplitSearchEngine {
    * The process-wide cache manager for these settings. tantivy4java keeps one manager per
    * configuration (its key includes the credentials, so new credentials, such as a refreshed
    * session token, get a manager of their own at once); a read that turns the leaf-search cache
-   * off gets a manager of its own name. `s3` is how tantivy4java reaches S3 for splits there.
+   * off gets a manager of its own name. `s3` is how tantivy4java reaches S3 for splits there;
+   * `diskCache` adds the persistent L2 disk tier under the in-memory cache.
    */
   def cacheManager(
       maxSize: Long,
       queryCache: Boolean,
-      s3: Option[S3Access] = None): SplitCacheManager = {
-    val name = if (queryCache) CacheName else s"$CacheName-noquerycache"
+      s3: Option[S3Access] = None,
+      diskCache: Option[SplitCaches.DiskCache] = None): SplitCacheManager = {
+    // tantivy4java's manager key leaves the disk tier out: a disk cache gets a name of its own.
+    val name = (if (queryCache) CacheName else s"$CacheName-noquerycache") +
+      diskCache.map(d => s"-l2-${d.identity}").getOrElse("")
     val config =
       new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize).withQueryCache(queryCache)
+    diskCache.foreach(d => config.withTieredCache(d.tieredConfig))
     s3.foreach { a =>
       a.sessionToken match {
         case Some(t) => config.withAwsCredentials(a.accessKey, a.secretKey, t)
@@ -48,7 +53,9 @@ object SplitSearchEngine {
       a.endpoint.foreach(config.withAwsEndpoint)
       if (a.pathStyleAccess) config.withAwsPathStyleAccess(true)
     }
-    SplitCacheManager.getInstance(config)
+    val manager = SplitCacheManager.getInstance(config)
+    diskCache.foreach(SplitCaches.register(manager, _))
+    manager
   }
 
   /** What tantivy4java needs to read splits on S3: credentials resolved on this JVM. */
@@ -124,7 +131,7 @@ object SplitSearchEngine {
   private var idleCount = 0
 
   private def poolKey(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan) =
-    s"${checked.identity}|${plan.cacheMaxSize}|${plan.queryCache}|" +
+    s"${checked.identity}|${plan.cacheMaxSize}|${plan.queryCache}|${plan.diskCache}|" +
       s"${checked.s3.map(_.fingerprint).getOrElse("")}|" +
       split.docMappingJson.map(_.hashCode).getOrElse(0)
 
@@ -169,6 +176,18 @@ object SplitSearchEngine {
     evicted.foreach(s => scala.util.Try(s.close()))
   }
 
+  /** Closes every idle searcher of this JVM; how many. The next read opens new ones. */
+  def closeIdle(): Int = {
+    val closed = idle.synchronized {
+      val all = idle.values().asScala.flatten.toList
+      idle.clear()
+      idleCount = 0
+      all
+    }
+    closed.foreach(s => scala.util.Try(s.close()))
+    closed.size
+  }
+
   /** A new searcher on the checked split. */
   def open(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
     val where = checked.where
@@ -194,10 +213,11 @@ object SplitSearchEngine {
       split.docMappingJson.orNull,
       java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
     )
-    try
-      cacheManager(plan.cacheMaxSize, plan.queryCache, checked.s3)
-        .createSplitSearcher(where, metadata)
-    catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
+    try {
+      val manager = cacheManager(plan.cacheMaxSize, plan.queryCache, checked.s3, plan.diskCache)
+      SplitCaches.opened(manager, where)
+      manager.createSplitSearcher(where, metadata)
+    } catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 
   // The answers of singleSegmentDocs by split identity (they never change for one identity).

@@ -21,7 +21,46 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
     DescribeIndexTablesStateCommand(target(ctx.target()))
 
   override def visitDescribeTransactionLog(ctx: DescribeTransactionLogContext): LogicalPlan =
-    DescribeIndexTablesTransactionLogCommand(target(ctx.target()))
+    DescribeIndexTablesTransactionLogCommand(target(ctx.target()), includeAll = ctx.ALL() != null)
+
+  override def visitDescribeDiskCache(ctx: DescribeDiskCacheContext): LogicalPlan =
+    DescribeIndexTablesDiskCacheCommand()
+
+  override def visitDescribeStorageStats(ctx: DescribeStorageStatsContext): LogicalPlan =
+    DescribeIndexTablesStorageStatsCommand()
+
+  override def visitDescribeEnvironment(ctx: DescribeEnvironmentContext): LogicalPlan =
+    DescribeIndexTablesEnvironmentCommand()
+
+  override def visitDescribeComponentSizes(ctx: DescribeComponentSizesContext): LogicalPlan =
+    DescribeIndexTablesComponentSizesCommand(target(ctx.target()), Option(ctx.where).map(text))
+
+  override def visitFlushSearcherCache(ctx: FlushSearcherCacheContext): LogicalPlan =
+    FlushIndexTablesSearcherCacheCommand()
+
+  override def visitFlushDiskCache(ctx: FlushDiskCacheContext): LogicalPlan =
+    FlushIndexTablesDiskCacheCommand()
+
+  override def visitInvalidateTransactionLogCache(
+      ctx: InvalidateTransactionLogCacheContext): LogicalPlan =
+    InvalidateIndexTablesTransactionLogCacheCommand(Option(ctx.target()).map(target))
+
+  override def visitPrewarmCache(ctx: PrewarmCacheContext): LogicalPlan =
+    PrewarmIndexTablesCacheCommand(
+      target(ctx.target()),
+      Option(ctx.segments).map(identifiers).getOrElse(Nil),
+      Option(ctx.fields).map(identifiers).getOrElse(Nil),
+      Option(ctx.parallelism).map(t => BigInt(t.getText)),
+      Option(ctx.where).map(text)
+    )
+
+  private def identifiers(ctx: IdentifierListContext): Seq[String] =
+    ctx.identifier().asScala.map(identifier).toSeq
+
+  /** The statement's own text of a rule (its tokens and the whitespace between them). */
+  private def text(ctx: org.antlr.v4.runtime.ParserRuleContext): String =
+    ctx.start.getInputStream.getText(
+      org.antlr.v4.runtime.misc.Interval.of(ctx.start.getStartIndex, ctx.stop.getStopIndex))
 
   override def visitDescribeHistory(ctx: DescribeHistoryContext): LogicalPlan =
     DescribeIndexTablesHistoryCommand(target(ctx.target()))

@@ -6,6 +6,8 @@ import java.nio.file.{Files, StandardCopyOption}
 import java.security.MessageDigest
 import java.util.concurrent.ConcurrentHashMap
 
+import scala.collection.JavaConverters._
+
 import org.apache.hadoop.conf.Configuration
 
 /**
@@ -35,6 +37,34 @@ object LocalSplitCache {
 
   private val locks = new ConcurrentHashMap[String, Object]()
 
+  // Every directory this JVM has put copies in, for usage and flush.
+  private val directories = ConcurrentHashMap.newKeySet[File]()
+
+  /** The copies this JVM's directories hold: (count, bytes). */
+  def usage(): (Int, Long) = {
+    val files = copies()
+    (files.size, files.map(_.length()).sum)
+  }
+
+  /**
+   * Deletes every copy in this JVM's directories; (count, bytes) deleted. A searcher that has a
+   * deleted copy open keeps reading it; the next read fetches the split again.
+   */
+  def clear(): (Int, Long) = {
+    val deleted = copies().flatMap { f =>
+      val len = f.length()
+      locks.computeIfAbsent(f.getName, _ => new Object).synchronized {
+        if (f.delete()) Some(len) else None
+      }
+    }
+    (deleted.size, deleted.sum)
+  }
+
+  private def copies(): Seq[File] = directories.asScala.toSeq.flatMap { dir =>
+    Option(dir.listFiles()).getOrElse(Array.empty[File])
+      .filter(f => f.isFile && f.getName.endsWith(".split"))
+  }
+
   private def nameOf(identity: String): String =
     MessageDigest.getInstance("SHA-256").digest(identity.getBytes(UTF_8))
       .map(b => f"${b & 0xff}%02x").mkString + ".split"
@@ -49,6 +79,7 @@ object LocalSplitCache {
         target.setLastModified(System.currentTimeMillis())
       } else {
         Files.createDirectories(settings.directory.toPath)
+        directories.add(settings.directory)
         val temp = new File(settings.directory, s".$name.${java.util.UUID.randomUUID()}.tmp")
         try {
           fetch(temp)

@@ -245,7 +245,7 @@ final class TransactionLog private (
   }
 
   /** The checkpoint pointer, or None when absent or unreadable (then the JSON log is used). */
-  private[transaction] def lastCheckpoint(): Option[LastCheckpoint] = {
+  def lastCheckpoint(): Option[LastCheckpoint] = {
     val file = lastCheckpointPath
     if (!store.exists(file)) None
     else {
@@ -304,4 +304,16 @@ object TransactionLog {
 
   /** Drops every cached state (tests, or after a table was deleted and re-created). */
   def clearCache(): Unit = cache.clear()
+
+  /**
+   * Drops the cached state of the table at `tablePath` (qualified as [[forTable]] does), under
+   * any file-system options; how many entries. The next handle reads the log afresh.
+   */
+  def invalidate(tablePath: String, hadoopConf: Configuration): Int = {
+    val qualified = LogStore.qualify(new Path(tablePath), hadoopConf).toString
+    cache.removeIf(_._1 == qualified)
+  }
+
+  /** Drops every cached state; how many entries. */
+  def invalidateAll(): Int = cache.removeIf(_ => true)
 }

@@ -21,4 +21,12 @@ final class BoundedCache[K, V <: AnyRef](maxEntries: Int) {
   }
 
   def clear(): Unit = entries.synchronized(entries.clear())
+
+  /** Removes every entry whose key `matches`; how many. */
+  def removeIf(matches: K => Boolean): Int = entries.synchronized {
+    val it = entries.keySet().iterator()
+    var n = 0
+    while (it.hasNext) if (matches(it.next())) { it.remove(); n += 1 }
+    n
+  }
 }

@@ -1,7 +1,7 @@
 /*
  * IndexTables SQL commands. Statements this grammar does not accept are handed to Spark's parser
  * unchanged (see IndexTables4SparkSqlParser). INDEXTABLES and TANTIVY4SPARK are interchangeable.
- * Later commands (merge, purge, prewarm) are added as further alternatives of `statement`.
+ * Each command is one alternative of `statement`.
  */
 grammar IndexTablesSqlBase;
 
@@ -10,10 +10,25 @@ singleStatement
     ;
 
 statement
-    : CHECKPOINT indexTables target                        #checkpoint
+    : (CHECKPOINT | COMPACT) indexTables target            #checkpoint
     | DESCRIBE indexTables STATE target                    #describeState
-    | DESCRIBE indexTables TRANSACTION LOG target          #describeTransactionLog
+    | DESCRIBE indexTables TRANSACTION LOG target (INCLUDE ALL)?
+                                                           #describeTransactionLog
     | DESCRIBE indexTables HISTORY target                  #describeHistory
+    | DESCRIBE indexTables DISK CACHE                      #describeDiskCache
+    | DESCRIBE indexTables STORAGE STATS                   #describeStorageStats
+    | DESCRIBE indexTables ENVIRONMENT                     #describeEnvironment
+    | DESCRIBE indexTables COMPONENT SIZES target (WHERE where=predicateToken)?
+                                                           #describeComponentSizes
+    | FLUSH indexTables SEARCHER CACHE                     #flushSearcherCache
+    | FLUSH indexTables DISK CACHE                         #flushDiskCache
+    | INVALIDATE indexTables TRANSACTION LOG CACHE (FOR target)?
+                                                           #invalidateTransactionLogCache
+    | PREWARM indexTables CACHE target
+        (FOR SEGMENTS '(' segments=identifierList ')')?
+        (ON FIELDS '(' fields=identifierList ')')?
+        (WITH PERWORKER PARALLELISM OF parallelism=INTEGER_VALUE)?
+        (WHERE where=predicateToken)?                      #prewarmCache
     ;
 
 indexTables
@@ -23,6 +38,15 @@ indexTables
 target
     : path=STRING                                          #pathTarget
     | qualifiedName                                        #tableTarget
+    ;
+
+identifierList
+    : identifier (',' identifier)*
+    ;
+
+// The rest of the statement, as text: a Spark SQL predicate, parsed by Spark.
+predicateToken
+    : .+?
     ;
 
 qualifiedName
@@ -36,10 +60,14 @@ identifier
     ;
 
 nonReserved
-    : CHECKPOINT | DESCRIBE | INDEXTABLES | TANTIVY4SPARK | STATE | TRANSACTION | LOG | HISTORY
+    : CHECKPOINT | COMPACT | DESCRIBE | INDEXTABLES | TANTIVY4SPARK | STATE | TRANSACTION | LOG
+    | HISTORY | INCLUDE | ALL | DISK | CACHE | STORAGE | STATS | ENVIRONMENT | COMPONENT | SIZES
+    | FLUSH | SEARCHER | INVALIDATE | FOR | PREWARM | SEGMENTS | ON | FIELDS | WITH | PERWORKER
+    | PARALLELISM | OF
     ;
 
 CHECKPOINT: C H E C K P O I N T;
+COMPACT: C O M P A C T;
 DESCRIBE: D E S C R I B E | D E S C;
 INDEXTABLES: I N D E X T A B L E S;
 TANTIVY4SPARK: T A N T I V Y '4' S P A R K;
@@ -47,11 +75,35 @@ STATE: S T A T E;
 TRANSACTION: T R A N S A C T I O N;
 LOG: L O G;
 HISTORY: H I S T O R Y;
+INCLUDE: I N C L U D E;
+ALL: A L L;
+DISK: D I S K;
+CACHE: C A C H E;
+STORAGE: S T O R A G E;
+STATS: S T A T S;
+ENVIRONMENT: E N V I R O N M E N T;
+COMPONENT: C O M P O N E N T;
+SIZES: S I Z E S;
+WHERE: W H E R E;
+FLUSH: F L U S H;
+SEARCHER: S E A R C H E R;
+INVALIDATE: I N V A L I D A T E;
+FOR: F O R;
+PREWARM: P R E W A R M;
+SEGMENTS: S E G M E N T S;
+ON: O N;
+FIELDS: F I E L D S;
+WITH: W I T H;
+PERWORKER: P E R W O R K E R;
+PARALLELISM: P A R A L L E L I S M;
+OF: O F;
 
 STRING
     : '\'' ( ~('\''|'\\') | ('\\' .) )* '\''
     | '"' ( ~('"'|'\\') | ('\\' .) )* '"'
     ;
+
+INTEGER_VALUE: DIGIT+;
 
 IDENTIFIER: (LETTER | DIGIT | '_')+;
 
@@ -60,9 +112,11 @@ BACKQUOTED_IDENTIFIER: '`' ( ~'`' | '``' )* '`';
 fragment DIGIT: [0-9];
 fragment LETTER: [a-zA-Z];
 fragment A: [aA]; fragment B: [bB]; fragment C: [cC]; fragment D: [dD]; fragment E: [eE];
-fragment G: [gG]; fragment H: [hH]; fragment I: [iI]; fragment K: [kK]; fragment L: [lL];
-fragment N: [nN]; fragment O: [oO]; fragment P: [pP]; fragment R: [rR]; fragment S: [sS];
-fragment T: [tT]; fragment V: [vV]; fragment X: [xX]; fragment Y: [yY];
+fragment F: [fF]; fragment G: [gG]; fragment H: [hH]; fragment I: [iI]; fragment J: [jJ];
+fragment K: [kK]; fragment L: [lL]; fragment M: [mM]; fragment N: [nN]; fragment O: [oO];
+fragment P: [pP]; fragment Q: [qQ]; fragment R: [rR]; fragment S: [sS]; fragment T: [tT];
+fragment U: [uU]; fragment V: [vV]; fragment W: [wW]; fragment X: [xX]; fragment Y: [yY];
+fragment Z: [zZ];
 
 SIMPLE_COMMENT: '--' ~[\r\n]* '\r'? '\n'? -> channel(HIDDEN);
 BRACKETED_COMMENT: '/*' .*? '*/' -> channel(HIDDEN);

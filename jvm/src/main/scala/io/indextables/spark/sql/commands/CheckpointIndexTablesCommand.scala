@@ -8,8 +8,8 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.transaction.{CheckpointWriter, TransactionLog}
 
 /**
- * `CHECKPOINT INDEXTABLES '<path>' | <table>`: writes a checkpoint of the table's log at its
- * latest version. Returns one row: table_path string, version long (the checkpointed version).
+ * `CHECKPOINT INDEXTABLES '<path>' | <table>` (or upstream's `COMPACT INDEXTABLES ...`): writes
+ * a compacted checkpoint of the table's log at its latest version. Returns one row: table_path string, version long (the checkpointed version).
  */
 case class CheckpointIndexTablesCommand(target: IndexTablesCommandTarget)
     extends LeafRunnableCommand {
@@ -30,10 +30,12 @@ object CheckpointIndexTablesCommand {
   /**
    * Writes a checkpoint of `log` at its latest version, in the format the session's
    * `spark.indextables.state.format` names (Avro state by default), and returns that version.
+   * An Avro state is compacted: written whole, with no tombstones and no manifests of earlier
+   * states, as upstream's CHECKPOINT does.
    */
   def writeCheckpoint(log: TransactionLog): Long = {
     val snapshot = log.snapshot()
-    CheckpointWriter.checkpoint(log, snapshot)
+    CheckpointWriter.checkpoint(log, snapshot, forceCompaction = true)
     snapshot.version
   }
 }

@@ -2,14 +2,19 @@ package io.indextables.spark.sql.commands
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.types.{ArrayType, IntegerType, LongType, StringType}
+import org.apache.spark.sql.types.{ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType}
 import org.apache.spark.sql.{Row, SparkSession}
 
 /**
  * `DESCRIBE INDEXTABLES STATE '<path>' | <table>`: the table's latest state, one row:
  * table_path string, version long, num_files long, num_records long (null when a split does not
  * record it), size_in_bytes long, num_tombstones long, partition_columns array<string>,
- * min_reader_version int, min_writer_version int, schema string (Spark's JSON schema).
+ * min_reader_version int, min_writer_version int, schema string (Spark's JSON schema),
+ * checkpoint_version long and checkpoint_format string (`avro-state` or `json`; null without a
+ * checkpoint), state_manifests int (the Avro state's manifests, null when the snapshot was not
+ * read from one), tombstone_ratio double (the share of that state's entries that are
+ * tombstones), needs_compaction boolean (the next checkpoint would compact the state: too many
+ * tombstones or manifests, by `spark.indextables.state.compaction.*`).
  */
 case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
     extends LeafRunnableCommand {
@@ -27,12 +32,25 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       nullable = false)(),
     AttributeReference("min_reader_version", IntegerType, nullable = false)(),
     AttributeReference("min_writer_version", IntegerType, nullable = false)(),
-    AttributeReference("schema", StringType, nullable = false)()
+    AttributeReference("schema", StringType, nullable = false)(),
+    AttributeReference("checkpoint_version", LongType)(),
+    AttributeReference("checkpoint_format", StringType)(),
+    AttributeReference("state_manifests", IntegerType)(),
+    AttributeReference("tombstone_ratio", DoubleType, nullable = false)(),
+    AttributeReference("needs_compaction", BooleanType, nullable = false)()
   )
 
   override def run(spark: SparkSession): Seq[Row] = {
     val log = target.log(spark)
     val s = log.snapshot()
+    val checkpoint = log.lastCheckpoint()
+    val state = s.stateBase.map(_.manifest)
+    val entries = state.map(_.manifests.map(_.numEntries).sum).getOrElse(0L)
+    val tombstoneRatio = state.filter(_ => entries > 0)
+      .map(_.tombstones.size.toDouble / entries).getOrElse(0.0)
+    val needsCompaction = state.exists(m =>
+      tombstoneRatio > log.settings.compactionTombstoneThreshold ||
+        m.manifests.size > log.settings.compactionMaxManifests)
     val records =
       if (s.allFiles.forall(_.numRecords.isDefined)) s.allFiles.flatMap(_.numRecords).sum else null
     Seq(Row(
@@ -45,7 +63,12 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       s.metadata.partitionColumns,
       s.protocol.minReaderVersion,
       s.protocol.minWriterVersion,
-      s.metadata.schemaString
+      s.metadata.schemaString,
+      checkpoint.map(_.version).orNull,
+      checkpoint.map(c => c.format.getOrElse("json")).orNull,
+      state.map(_.manifests.size).orNull,
+      tombstoneRatio,
+      needsCompaction
     ))
   }
 }
