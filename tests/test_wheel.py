@@ -117,21 +117,17 @@ def test_a_fresh_venv_with_the_wheel_configures_spark_and_searches(
 
 
 def test_python_m_indextables_prints_the_versions(fresh_venv: Path, tmp_path: Path) -> None:
-    version = subprocess.run(
-        [str(fresh_venv), "-m", "indextables", "--version"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    assert version.strip() == f"indextables-spark {indextables.__version__}"
-    info = subprocess.run(
-        [str(fresh_venv), "-m", "indextables", "info"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    def run(*args: str) -> str:
+        return subprocess.run(
+            [str(fresh_venv), "-m", "indextables", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    assert run("--version").strip() == f"indextables-spark {indextables.__version__}"
+    info = run("info")
     fields = dict(line.split(": ", 1) for line in info.splitlines())
     assert fields["indextables-spark"] == indextables.__version__
     assert fields["jar version"] == indextables.__version__
