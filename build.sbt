@@ -108,7 +108,8 @@ lazy val spark = (project in file("jvm"))
     // The same versions as a resource, so that `python -m indextables info` reads them from the
     // JAR without starting a JVM.
     Compile / resourceGenerators += Def.task {
-      val out = (Compile / resourceManaged).value / "io" / "indextables" / "spark" / "build.properties"
+      val out =
+        (Compile / resourceManaged).value / "io" / "indextables" / "spark" / "build.properties"
       IO.write(
         out,
         s"version=${version.value}\nsparkVersion=$sparkVersion\n" +
@@ -125,7 +126,9 @@ lazy val spark = (project in file("jvm"))
     libraryDependencies += "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
     publishMavenStyle := true,
     publishTo := Some(
-      Resolver.file("indextables-local", (ThisBuild / baseDirectory).value / "target" / "maven-repo")
+      Resolver.file(
+        "indextables-local",
+        (ThisBuild / baseDirectory).value / "target" / "maven-repo")
     ),
     Compile / packageDoc / publishArtifact := false,
     // Re-running build/package.sh republishes the same version over the previous one.
