@@ -64,8 +64,13 @@ lazy val spark = (project in file("jvm"))
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
       "org.apache.avro" % "avro" % avroVersion % Provided,
+      // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
+      // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
+      // resolving their other dependencies (the Azure SDK's Netty client).
       ("io.indextables" % "tantivy4java" % tantivy4javaVersion).classifier("linux-x86_64")
-        .exclude("com.fasterxml.jackson.core", "jackson-databind"),
+        .exclude("com.fasterxml.jackson.core", "jackson-databind")
+        .exclude("software.amazon.awssdk", "s3")
+        .exclude("com.azure", "azure-storage-blob"),
       ("org.apache.arrow" % "arrow-c-data" % arrowVersion)
         .exclude("org.apache.arrow", "arrow-vector")
         .exclude("org.apache.arrow", "arrow-memory-core")
@@ -100,6 +105,37 @@ lazy val spark = (project in file("jvm"))
       )
       Seq(out)
     }.taskValue,
+    // The same versions as a resource, so that `python -m indextables info` reads them from the
+    // JAR without starting a JVM.
+    Compile / resourceGenerators += Def.task {
+      val out =
+        (Compile / resourceManaged).value / "io" / "indextables" / "spark" / "build.properties"
+      IO.write(
+        out,
+        s"version=${version.value}\nsparkVersion=$sparkVersion\n" +
+          s"tantivy4javaVersion=$tantivy4javaVersion\nscalaVersion=${scalaBinaryVersion.value}\n"
+      )
+      Seq(out)
+    }.taskValue,
+    // Published as a thin JAR (`spark/publish`) for `spark-submit --packages`: the POM names its
+    // dependencies instead of bundling them. Spark, Scala, Avro and ANTLR are `provided` (the
+    // user's Spark ships them); tantivy4java (linux-x86_64 classifier), arrow-c-data and the
+    // AWS and Azure SDKs, with the exclusions above, are compile dependencies that Ivy or Maven
+    // fetches. The repository is a directory (target/maven-repo), to copy or serve as it is.
+    autoScalaLibrary := false,
+    libraryDependencies += "org.scala-lang" % "scala-library" % scalaVersion.value % Provided,
+    publishMavenStyle := true,
+    publishTo := Some(
+      Resolver.file(
+        "indextables-local",
+        (ThisBuild / baseDirectory).value / "target" / "maven-repo")
+    ),
+    Compile / packageDoc / publishArtifact := false,
+    // Re-running build/package.sh republishes the same version over the previous one.
+    publishConfiguration := publishConfiguration.value.withOverwrite(true),
+    pomIncludeRepository := (_ => false),
+    licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0")),
+    homepage := Some(url("https://github.com/indextables/indextables_spark")),
     // Tests fork one JVM and run suites one after another: native code and a SparkSession are
     // process-wide, and the machine has two cores.
     Test / fork := true,

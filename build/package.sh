@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the plugin assembly JAR, ships it inside the Python package (python/indextables/jars/),
+# publishes the thin plugin JAR with its POM to target/maven-repo (for `spark-submit --packages`),
 # and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
 # stage) into .venv/ at the repository root.
 # Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
@@ -21,12 +22,12 @@ JAR_NAME="indextables-spark-assembly-${VERSION}.jar"
 BUILT_JAR="jvm/target/scala-2.12/${JAR_NAME}"
 JARS_DIR="python/indextables/jars"
 
-echo "package.sh: building ${JAR_NAME} (sbt spark/assembly)"
+echo "package.sh: building ${JAR_NAME} (sbt spark/assembly) and publishing the thin JAR to target/maven-repo (sbt spark/publish)"
 mkdir -p target
 SBT_LOG="target/package-sbt.log"
-if ! build/sbt "spark/assembly" </dev/null >"${SBT_LOG}" 2>&1; then
+if ! build/sbt "spark/assembly" "spark/publish" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
-  echo "package.sh: sbt spark/assembly failed; full log in ${ROOT}/${SBT_LOG}" >&2
+  echo "package.sh: sbt spark/assembly spark/publish failed; full log in ${ROOT}/${SBT_LOG}" >&2
   exit 1
 fi
 if [[ ! -f "${BUILT_JAR}" ]]; then

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +101,37 @@ def azure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AzureServer]:
     server = start_azurite(tmp_path_factory.mktemp("azurite"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel build/wheel.sh builds from this checkout (with the JAR package.sh shipped)."""
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        ["bash", str(REPO_ROOT / "build" / "wheel.sh"), str(out)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = out.glob("indextables_spark-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def fresh_venv(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtual environment with only the built wheel (and its dependencies) installed, by
+    the Docker image's own step, docker/install_python.sh (without JupyterLab). Its python."""
+    venv = tmp_path_factory.mktemp("fresh") / "venv"
+    run = subprocess.run(
+        [
+            "bash",
+            str(REPO_ROOT / "docker" / "install_python.sh"),
+            str(venv),
+            str(built_wheel.parent),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, INDEXTABLES_JUPYTER="0"),
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return venv / "bin" / "python"

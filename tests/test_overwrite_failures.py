@@ -33,6 +33,7 @@ from helpers import (
     split_files,
     write_table,
 )
+from indextables import ConcurrentCommitError
 
 TESTS_DIR = Path(__file__).resolve().parent
 FIRST_DAY = dt.date(2024, 1, 1)
@@ -359,6 +360,9 @@ def test_concurrent_overwrites_conflict_and_the_loser_commits_nothing(
 
     def check_conflict(error: BaseException | None, detail: str) -> None:
         assert error is not None, "the second overwrite committed over the first one"
+        # Raised by PySpark's own call as the Python type, with nothing converted by hand.
+        assert isinstance(error, ConcurrentCommitError), type(error)
+        assert error.error_class == "INDEXTABLES_CONCURRENT_COMMIT"
         text = error_text(error)
         assert "INDEXTABLES_CONCURRENT_COMMIT" in text, text
         assert "another writer changed the rows it replaces" in text, text

@@ -1,7 +1,27 @@
-"""IndexTables for Spark: ships the plugin JAR and configures PySpark to use it."""
+"""IndexTables for Spark: ships the plugin JAR and configures PySpark to use it.
+
+Importing the package installs the mapping of the plugin's JVM errors to the exceptions of
+`indextables.exceptions` (see `install_exception_mapping`).
+"""
 
 from indextables._version import __version__
-from indextables.exceptions import IndexTablesError, convert_exception
+from indextables.exceptions import (
+    CommandSyntaxError,
+    ConcurrentCommitError,
+    CorruptTableError,
+    IndexTablesError,
+    InvalidOptionError,
+    InvalidQueryError,
+    SchemaMismatchError,
+    StorageError,
+    TableExistsError,
+    TableNotFoundError,
+    TimeTravelError,
+    UnsupportedProtocolError,
+    UnsupportedTypeError,
+    convert_exception,
+    install_exception_mapping,
+)
 from indextables.session import (
     CATALOG_CLASS,
     EXTENSIONS_CLASS,
@@ -10,13 +30,28 @@ from indextables.session import (
     jar_path,
 )
 
+install_exception_mapping()
+
 __all__ = [
     "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
     "SPARK_SETTINGS",
+    "CommandSyntaxError",
+    "ConcurrentCommitError",
+    "CorruptTableError",
     "IndexTablesError",
+    "InvalidOptionError",
+    "InvalidQueryError",
+    "SchemaMismatchError",
+    "StorageError",
+    "TableExistsError",
+    "TableNotFoundError",
+    "TimeTravelError",
+    "UnsupportedProtocolError",
+    "UnsupportedTypeError",
     "__version__",
     "configure_spark",
     "convert_exception",
+    "install_exception_mapping",
     "jar_path",
 ]

@@ -1,11 +1,50 @@
-"""Python exceptions for errors the IndexTables plugin raises on the JVM side."""
+"""Python exceptions for errors the IndexTables plugin raises on the JVM side.
+
+Importing `indextables` installs the mapping into PySpark's own conversion of JVM exceptions (the
+hook every py4j call of `spark.sql(...)`, `df.collect()` and `df.write...save()` goes through), as
+delta-spark does: an error whose JVM cause chain holds an IndexTables exception arrives as the
+subclass of :class:`IndexTablesError` its error class maps to, with nothing to call. Where PySpark
+has a matching type of its own the class subclasses it too, so `except AnalysisException` code
+keeps working: :class:`TableNotFoundError`, :class:`TableExistsError`,
+:class:`SchemaMismatchError`, :class:`InvalidQueryError`, :class:`TimeTravelError` and
+:class:`UnsupportedTypeError` are `AnalysisException`s, :class:`CommandSyntaxError` is a
+`ParseException` and :class:`InvalidOptionError` an `IllegalArgumentException`.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
-__all__ = ["IndexTablesError", "convert_exception"]
+from pyspark import SparkContext
+from pyspark.errors.exceptions import captured
+from pyspark.errors.exceptions.captured import (
+    AnalysisException,
+    CapturedException,
+    IllegalArgumentException,
+    ParseException,
+)
+
+__all__ = [
+    "CommandSyntaxError",
+    "ConcurrentCommitError",
+    "CorruptTableError",
+    "IndexTablesError",
+    "InvalidOptionError",
+    "InvalidQueryError",
+    "SchemaMismatchError",
+    "StorageError",
+    "TableExistsError",
+    "TableNotFoundError",
+    "TimeTravelError",
+    "UnsupportedProtocolError",
+    "UnsupportedTypeError",
+    "convert_exception",
+    "error_type",
+    "install_exception_mapping",
+]
 
 _JVM_PACKAGE: Final[str] = "io.indextables.spark"
 
@@ -13,49 +52,224 @@ _JVM_PACKAGE: Final[str] = "io.indextables.spark"
 _ERROR_CLASS: Final[re.Pattern[str]] = re.compile(r"\[(INDEXTABLES_[A-Z0-9_]+)\]")
 
 
-class IndexTablesError(Exception):
+class IndexTablesError(CapturedException):
     """An error raised by IndexTables, carrying the JVM exception's message unchanged.
 
     `error_class` is the stable name of the error (such as ``INDEXTABLES_TABLE_NOT_FOUND`` or
-    ``INDEXTABLES_CONCURRENT_COMMIT``): match on it rather than on the message.
+    ``INDEXTABLES_CONCURRENT_COMMIT``): match on it, or on the subclass, rather than on the
+    message. `java_class` names the JVM exception class of the plugin's throwable.
     """
 
     def __init__(
-        self, message: str, java_class: str | None = None, error_class: str | None = None
+        self,
+        message: str,
+        java_class: str | None = None,
+        error_class: str | None = None,
+        *,
+        origin: Any = None,
     ) -> None:
-        super().__init__(message)
+        Exception.__init__(self, message)
         self.message = message
+        self.desc = message
         self.java_class = java_class
         """Fully qualified name of the JVM exception class, when known."""
         self.error_class = error_class if error_class is not None else _error_class_in(message)
         """The stable error class, when known."""
+        # The JVM throwable PySpark caught (the top of the chain), for its stack trace.
+        self._origin = origin
+        self.stackTrace = _stack_trace(origin)
+        self.cause = None
+
+    def __str__(self) -> str:
+        if not self.stackTrace or SparkContext._jvm is None:
+            return self.message
+        return super().__str__()
+
+    def getErrorClass(self) -> str | None:
+        return self.error_class
+
+    def getMessageParameters(self) -> dict[str, str] | None:
+        return None
+
+    def getSqlState(self) -> str | None:  # type: ignore[override]
+        return None
+
+
+class ConcurrentCommitError(IndexTablesError):
+    """A commit lost to concurrent writers more often than it may retry, or a concurrent
+    commit changed what it read (``INDEXTABLES_CONCURRENT_COMMIT``,
+    ``INDEXTABLES_CONCURRENT_SCHEMA_CHANGE``). Retrying the operation is safe."""
+
+
+class TableNotFoundError(IndexTablesError, AnalysisException):
+    """No IndexTables table at the path or name (``INDEXTABLES_TABLE_NOT_FOUND``)."""
+
+
+class TableExistsError(IndexTablesError, AnalysisException):
+    """A table already exists where one was to be created (``INDEXTABLES_TABLE_EXISTS``)."""
+
+
+class SchemaMismatchError(IndexTablesError, AnalysisException):
+    """Written data does not fit the table: columns, types, partitioning or the typemap differ
+    (``INDEXTABLES_SCHEMA_MISMATCH``, ``..._TYPEMAP_CHANGED``, ``..._PARTITIONING_MISMATCH``,
+    ``..._PARTITION_COLUMN_MISSING``)."""
+
+
+class InvalidQueryError(IndexTablesError, AnalysisException):
+    """An IndexQuery that is malformed or cannot be answered where it stands
+    (``INDEXTABLES_INVALID_INDEXQUERY`` and every ``INDEXTABLES_INDEXQUERY_*``)."""
+
+
+class TimeTravelError(IndexTablesError, AnalysisException):
+    """A version or timestamp the table cannot be read at (``INDEXTABLES_VERSION_NOT_FOUND``,
+    ``..._VERSION_REMOVED``, ``..._TIMESTAMP_BEFORE_TABLE``, ``..._TIME_TRAVEL_CONFLICT``)."""
+
+
+class UnsupportedTypeError(IndexTablesError, AnalysisException):
+    """A column type or partitioning the format cannot store (``INDEXTABLES_UNSUPPORTED_*``
+    other than the protocol)."""
+
+
+class CommandSyntaxError(IndexTablesError, ParseException):
+    """An IndexTables SQL command that does not parse (``INDEXTABLES_COMMAND_SYNTAX_ERROR``,
+    ``INDEXTABLES_COMMAND_TARGET``)."""
+
+
+class InvalidOptionError(IndexTablesError, IllegalArgumentException):
+    """A setting or option with a wrong value or an unknown name, or an invalid indexing
+    request (``INDEXTABLES_INVALID_OPTION``, ``..._UNKNOWN_OPTION``, ``..._INVALID_TYPEMAP``,
+    ``..._PATH_REQUIRED``, ``..._INVALID_REPLACE_WHERE``, ``..._INVALID_IP``, ...)."""
+
+
+class UnsupportedProtocolError(IndexTablesError):
+    """The table needs a newer reader or writer than this one
+    (``INDEXTABLES_UNSUPPORTED_PROTOCOL``)."""
+
+
+class CorruptTableError(IndexTablesError):
+    """A log or split file is missing, unreadable or inconsistent (``INDEXTABLES_LOG_*``,
+    ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._INVALID_DOC_MAPPING``)."""
+
+
+class StorageError(IndexTablesError):
+    """The object store refused or failed a request (``INDEXTABLES_STORAGE_*``)."""
+
+
+_BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
+    {
+        "INDEXTABLES_CONCURRENT_COMMIT": ConcurrentCommitError,
+        "INDEXTABLES_CONCURRENT_SCHEMA_CHANGE": ConcurrentCommitError,
+        "INDEXTABLES_TABLE_NOT_FOUND": TableNotFoundError,
+        "INDEXTABLES_TABLE_EXISTS": TableExistsError,
+        "INDEXTABLES_SCHEMA_MISMATCH": SchemaMismatchError,
+        "INDEXTABLES_TYPEMAP_CHANGED": SchemaMismatchError,
+        "INDEXTABLES_PARTITIONING_MISMATCH": SchemaMismatchError,
+        "INDEXTABLES_PARTITION_COLUMN_MISSING": SchemaMismatchError,
+        "INDEXTABLES_INVALID_INDEXQUERY": InvalidQueryError,
+        "INDEXTABLES_VERSION_NOT_FOUND": TimeTravelError,
+        "INDEXTABLES_VERSION_REMOVED": TimeTravelError,
+        "INDEXTABLES_TIMESTAMP_BEFORE_TABLE": TimeTravelError,
+        "INDEXTABLES_TIME_TRAVEL_CONFLICT": TimeTravelError,
+        "INDEXTABLES_UNSUPPORTED_TYPE": UnsupportedTypeError,
+        "INDEXTABLES_UNSUPPORTED_PARTITIONING": UnsupportedTypeError,
+        "INDEXTABLES_UNSUPPORTED_PARTITION_TYPE": UnsupportedTypeError,
+        "INDEXTABLES_UNSUPPORTED_PROTOCOL": UnsupportedProtocolError,
+        "INDEXTABLES_COMMAND_SYNTAX_ERROR": CommandSyntaxError,
+        "INDEXTABLES_COMMAND_TARGET": CommandSyntaxError,
+        "INDEXTABLES_INVALID_OPTION": InvalidOptionError,
+        "INDEXTABLES_UNKNOWN_OPTION": InvalidOptionError,
+        "INDEXTABLES_INVALID_TYPEMAP": InvalidOptionError,
+        "INDEXTABLES_PATH_REQUIRED": InvalidOptionError,
+        "INDEXTABLES_INVALID_REPLACE_WHERE": InvalidOptionError,
+        "INDEXTABLES_REPLACE_WHERE_VIOLATION": InvalidOptionError,
+        "INDEXTABLES_INVALID_IP": InvalidOptionError,
+        "INDEXTABLES_INDEX_ONLY_FILTER": InvalidOptionError,
+        "INDEXTABLES_LOG_INCOMPLETE": CorruptTableError,
+        "INDEXTABLES_LOG_FILE_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_LOG_CORRUPT": CorruptTableError,
+        "INDEXTABLES_INVALID_DOC_MAPPING": CorruptTableError,
+        "INDEXTABLES_SPLIT_MISSING": CorruptTableError,
+        "INDEXTABLES_SPLIT_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_STORAGE_NOT_FOUND": StorageError,
+        "INDEXTABLES_STORAGE_REQUEST_FAILED": StorageError,
+    }
+)
+
+_QUERY_PREFIX: Final[str] = "INDEXTABLES_INDEXQUERY_"
+
+
+def error_type(error_class: str | None) -> type[IndexTablesError]:
+    """The Python class an error class maps to (IndexTablesError for one it does not know)."""
+    if error_class is None:
+        return IndexTablesError
+    if error_class.startswith(_QUERY_PREFIX):
+        return InvalidQueryError
+    return _BY_ERROR_CLASS.get(error_class, IndexTablesError)
 
 
 def convert_exception(error: BaseException) -> BaseException:
-    """Return an IndexTablesError for a py4j or PySpark exception that IndexTables raised.
+    """Return the IndexTablesError for a py4j or PySpark exception that IndexTables raised.
 
-    An exception counts as ours when a JVM throwable in its cause chain is of a class under
-    `io.indextables.spark` (its message is kept), or when its message names that package.
-    Anything else is returned unchanged, so callers can write `raise convert_exception(e) from e`.
+    Errors already arrive converted once `indextables` is imported; this is for exceptions
+    caught by other means (and is the identity on an IndexTablesError). An exception counts as
+    ours when a JVM throwable in its cause chain is of a class under `io.indextables.spark` (its
+    message is kept), or when its message names that package. Anything else is returned
+    unchanged, so callers can write `raise convert_exception(e) from e`.
     """
     if isinstance(error, IndexTablesError):
         return error
-    throwable = _java_throwable(error)
+    top = _java_throwable(error)
+    converted = _from_throwable(top) if top is not None else None
+    if converted is not None:
+        return converted
+    message = str(error)
+    if _JVM_PACKAGE in message:
+        return error_type(_error_class_in(message))(message)
+    return error
+
+
+def _from_throwable(top: Any) -> IndexTablesError | None:
+    """The IndexTablesError for the first plugin throwable in top's cause chain, if any."""
+    throwable = top
     seen = 0
     while throwable is not None and seen < 20:
         name = str(throwable.getClass().getName())
         if name.startswith(_JVM_PACKAGE):
-            return IndexTablesError(
-                str(throwable.getMessage()),
-                java_class=name,
-                error_class=_jvm_error_class(throwable),
+            message = str(throwable.getMessage())
+            error_class = _jvm_error_class(throwable) or _error_class_in(message)
+            return error_type(error_class)(
+                message, java_class=name, error_class=error_class, origin=top
             )
         throwable = throwable.getCause()
         seen += 1
-    message = str(error)
-    if _JVM_PACKAGE in message:
-        return IndexTablesError(message)
-    return error
+    return None
+
+
+_pyspark_convert: Callable[[Any], CapturedException] | None = None
+
+
+def _convert_captured(e: Any) -> CapturedException:
+    """PySpark's `convert_exception` (same signature), first trying ours: installed in its place."""
+    ours = _from_throwable(e)
+    if ours is not None:
+        return ours
+    assert _pyspark_convert is not None
+    return _pyspark_convert(e)
+
+
+def install_exception_mapping() -> None:
+    """Make PySpark raise IndexTables errors as IndexTablesError subclasses (idempotent).
+
+    PySpark turns every JVM exception a py4j call raises into a Python one through
+    `pyspark.errors.exceptions.captured.convert_exception`; this wraps that function, so every
+    session (also one started before this call) raises ours. Importing `indextables` calls it.
+    """
+    global _pyspark_convert
+    current = captured.convert_exception
+    if current is _convert_captured:
+        return
+    _pyspark_convert = current
+    captured.convert_exception = _convert_captured
 
 
 def _java_throwable(error: BaseException) -> Any:
@@ -65,6 +279,16 @@ def _java_throwable(error: BaseException) -> Any:
         if throwable is not None and hasattr(throwable, "getClass"):
             return throwable
     return None
+
+
+def _stack_trace(origin: Any) -> str:
+    jvm = SparkContext._jvm
+    if origin is None or jvm is None or not hasattr(origin, "getClass"):
+        return ""
+    try:
+        return str(jvm.org.apache.spark.util.Utils.exceptionString(origin))
+    except Exception:  # noqa: BLE001 (a handle that is gone: no trace rather than no error)
+        return ""
 
 
 def _jvm_error_class(throwable: Any) -> str | None:

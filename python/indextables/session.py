@@ -10,6 +10,7 @@ from typing import Final
 from pyspark.sql import SparkSession
 
 from indextables._version import __version__
+from indextables.exceptions import install_exception_mapping
 
 __all__ = [
     "CATALOG_CLASS",
@@ -82,7 +83,8 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     and gains EXTENSIONS_CLASS (each once, however often this is called).
     `spark.sql.catalog.spark_catalog` becomes CATALOG_CLASS unless the builder sets it already.
     `spark.redaction.regex` (Spark's default, or the builder's) also hides the plugin's Azure
-    account key and connection string.
+    account key and connection string. The plugin's errors are raised as the exceptions of
+    `indextables.exceptions` (`install_exception_mapping`).
 
     >>> spark = configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
     """
@@ -91,6 +93,7 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
             "configure_spark expects a pyspark.sql.SparkSession.Builder "
             f"(such as SparkSession.builder), got {type(builder).__name__}"
         )
+    install_exception_mapping()
     options: Mapping[str, object] = getattr(builder, "_options", {})
     for key, template in SPARK_SETTINGS.items():
         value = jar_path() if template == _JAR_PLACEHOLDER else template

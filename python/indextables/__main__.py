@@ -1,0 +1,88 @@
+"""`python -m indextables --version | info`: the versions a bug report needs.
+
+`--version` prints the package's version; `info` prints the package, the plugin JAR it ships
+(with the versions the JAR was built for, read from the JAR itself), PySpark, tantivy4java,
+Python and the platform, one `name: value` line each, without starting Spark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import zipfile
+from collections.abc import Sequence
+from typing import Final
+
+from indextables._version import __version__
+
+__all__ = ["BUILD_PROPERTIES", "info_lines", "jar_build_properties", "main"]
+
+BUILD_PROPERTIES: Final[str] = "io/indextables/spark/build.properties"
+"""The JAR entry the build writes its versions to (version, sparkVersion, tantivy4javaVersion)."""
+
+
+def jar_build_properties(jar: str) -> dict[str, str]:
+    """The `key=value` lines of the JAR's BUILD_PROPERTIES entry."""
+    with zipfile.ZipFile(jar) as archive:
+        text = archive.read(BUILD_PROPERTIES).decode("utf-8")
+    properties: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not line.lstrip().startswith("#"):
+            properties[key.strip()] = value.strip()
+    return properties
+
+
+def info_lines() -> list[str]:
+    """What `python -m indextables info` prints."""
+    from indextables.session import jar_path
+
+    lines = [f"indextables-spark: {__version__}"]
+    try:
+        import pyspark
+
+        lines.append(f"pyspark: {pyspark.__version__}")
+    except ImportError:
+        lines.append("pyspark: not installed")
+    try:
+        jar = jar_path()
+    except FileNotFoundError as e:
+        lines.append(f"jar: missing ({e})")
+    else:
+        built = jar_build_properties(jar)
+        lines += [
+            f"jar: {jar}",
+            f"jar version: {built.get('version', 'unknown')}",
+            f"jar built for spark: {built.get('sparkVersion', 'unknown')}",
+            f"tantivy4java: {built.get('tantivy4javaVersion', 'unknown')}",
+        ]
+    lines += [
+        f"python: {platform.python_version()} ({sys.executable})",
+        f"platform: {platform.platform()} {platform.machine()}",
+    ]
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m indextables",
+        description="IndexTables for Spark: the versions of this installation.",
+    )
+    parser.add_argument("--version", action="version", version=f"indextables-spark {__version__}")
+    parser.add_argument(
+        "command",
+        nargs="?",
+        choices=["info"],
+        help="info: the versions of the package, its JAR, Spark and tantivy4java",
+    )
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    print("\n".join(info_lines()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
