@@ -17,6 +17,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+import indextables
 from helpers import assert_same_rows, error_text, read_table, write_table
 from storage_servers import S3Server
 
@@ -99,6 +100,7 @@ def test_a_where_on_a_data_column_is_refused_naming_the_partition_columns(
         spark.sql(f"PREWARM INDEXTABLES CACHE '{path}' WHERE id = 3").collect()
     text = error_text(err.value)
     assert "INDEXTABLES_PARTITION_PREDICATE" in text and "[part]" in text
+    assert isinstance(err.value, indextables.InvalidOptionError)
 
 
 def test_prewarm_warms_every_split_and_validates_segments_and_fields(
