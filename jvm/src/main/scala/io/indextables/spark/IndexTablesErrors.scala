@@ -498,7 +498,9 @@ object IndexTablesErrors {
       "INDEXTABLES_COMMAND_SYNTAX_ERROR",
       s"Syntax error in IndexTables command at line $line, position $position ($detail): $sql. " +
         "Expected CHECKPOINT INDEXTABLES or DESCRIBE INDEXTABLES STATE | TRANSACTION LOG | " +
-        "HISTORY, followed by '<path>' or a table name."
+        "HISTORY, followed by '<path>' or a table name; MERGE SPLITS '<path>' | <table> " +
+        "[WHERE ...] [TARGET SIZE s] [MAX DEST SPLITS n] [MAX SOURCE SPLITS PER MERGE n]; or " +
+        "DESCRIBE INDEXTABLES MERGE JOBS."
     )
 
   def commandTargetNotIndexTables(name: String): IndexTablesException =
@@ -507,4 +509,32 @@ object IndexTablesErrors {
       s"'$name' does not name an IndexTables table (a view over exactly one table read with " +
         "format('indextables')). Give the table path as a string instead."
     )
+
+  // MERGE SPLITS
+
+  /** A MERGE SPLITS clause (`TARGET SIZE`, `MAX DEST SPLITS`, ...) holds an invalid value. */
+  def invalidMergeOption(clause: String, value: String, expected: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_MERGE_OPTION",
+      s"Invalid $clause '$value' in MERGE SPLITS: expected $expected. Nothing was merged.")
+
+  /** The WHERE clause of MERGE SPLITS names `column`, which is not a partition column. */
+  def mergeWhereNotOnPartitions(
+      table: String,
+      predicate: String,
+      column: String,
+      partitionColumns: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_MERGE_WHERE_NOT_PARTITION",
+      s"Cannot merge the splits of table $table where $predicate: '$column' is not a " +
+        "partition column; the WHERE clause of MERGE SPLITS may name only partition columns (" +
+        (if (partitionColumns.isEmpty) "the table has none" else partitionColumns.mkString(", ")) +
+        "). Nothing was merged."
+    )
+
+  def invalidMergeWhere(table: String, predicate: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_MERGE_WHERE",
+      s"Cannot merge the splits of table $table where $predicate: $why. Nothing was merged.")
 }

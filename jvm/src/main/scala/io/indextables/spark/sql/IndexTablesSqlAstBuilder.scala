@@ -2,7 +2,11 @@ package io.indextables.spark.sql
 
 import scala.collection.JavaConverters._
 
+import org.antlr.v4.runtime.ParserRuleContext
+import org.antlr.v4.runtime.misc.Interval
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.indextables.spark.IndexTablesErrors
 
 import io.indextables.spark.sql.commands._
 import io.indextables.spark.sql.parser.IndexTablesSqlBaseBaseVisitor
@@ -16,6 +20,25 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
 
   override def visitCheckpoint(ctx: CheckpointContext): LogicalPlan =
     CheckpointIndexTablesCommand(target(ctx.target()))
+
+  override def visitMergeSplits(ctx: MergeSplitsContext): LogicalPlan = {
+    val where = Option(ctx.whereClause).map(textOf).filter(_.nonEmpty)
+    if (ctx.WHERE() != null && where.isEmpty) {
+      throw IndexTablesErrors.invalidMergeWhere(
+        ctx.target().getText,
+        "",
+        "the WHERE clause is empty; give a predicate on partition columns")
+    }
+    MergeSplitsCommand(
+      target(ctx.target()),
+      where,
+      Option(ctx.targetSize).map(value),
+      Option(ctx.maxDestSplits).map(value),
+      Option(ctx.maxSourceSplitsPerMerge).map(value))
+  }
+
+  override def visitDescribeMergeJobs(ctx: DescribeMergeJobsContext): LogicalPlan =
+    DescribeMergeJobsCommand()
 
   override def visitDescribeState(ctx: DescribeStateContext): LogicalPlan =
     DescribeIndexTablesStateCommand(target(ctx.target()))
@@ -33,6 +56,17 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       IndexTablesCommandTarget.TableName(
         t.qualifiedName().identifier().asScala.map(identifier).toSeq)
   }
+
+  /** The original text of a rule's tokens, as written (spaces and comments included). */
+  private def textOf(ctx: ParserRuleContext): String =
+    if (ctx.start == null || ctx.stop == null || ctx.stop.getTokenIndex < ctx.start.getTokenIndex)
+      ""
+    else
+      ctx.start.getInputStream.getText(
+        Interval.of(ctx.start.getStartIndex, ctx.stop.getStopIndex)).trim
+
+  private def value(ctx: AlphanumericValueContext): String =
+    if (ctx.STRING() != null) IndexTablesSqlAstBuilder.unquote(ctx.getText) else ctx.getText
 
   private def identifier(ctx: IdentifierContext): String = {
     val text = ctx.getText

@@ -1,7 +1,9 @@
 /*
  * IndexTables SQL commands. Statements this grammar does not accept are handed to Spark's parser
  * unchanged (see IndexTables4SparkSqlParser). INDEXTABLES and TANTIVY4SPARK are interchangeable.
- * Later commands (merge, purge, prewarm) are added as further alternatives of `statement`.
+ * Later commands (purge, prewarm) are added as further alternatives of `statement`. MERGE
+ * SPLITS takes no INDEXTABLES keyword, as upstream's; COMPACT INDEXTABLES is upstream's alias of
+ * CHECKPOINT INDEXTABLES.
  */
 grammar IndexTablesSqlBase;
 
@@ -10,7 +12,14 @@ singleStatement
     ;
 
 statement
-    : CHECKPOINT indexTables target                        #checkpoint
+    : (CHECKPOINT | COMPACT) indexTables target            #checkpoint
+    | MERGE SPLITS target
+        (WHERE whereClause=predicateToken)?
+        (TARGET SIZE targetSize=alphanumericValue)?
+        (MAX DEST SPLITS maxDestSplits=alphanumericValue)?
+        (MAX SOURCE SPLITS PER MERGE maxSourceSplitsPerMerge=alphanumericValue)?
+                                                           #mergeSplits
+    | DESCRIBE indexTables MERGE JOBS                      #describeMergeJobs
     | DESCRIBE indexTables STATE target                    #describeState
     | DESCRIBE indexTables TRANSACTION LOG target          #describeTransactionLog
     | DESCRIBE indexTables HISTORY target                  #describeHistory
@@ -18,6 +27,16 @@ statement
 
 indexTables
     : INDEXTABLES | TANTIVY4SPARK
+    ;
+
+// A value of a MERGE SPLITS clause: 100M, 5G, 12, or a quoted string.
+alphanumericValue
+    : IDENTIFIER | STRING
+    ;
+
+// The WHERE predicate's tokens, up to the next clause; the builder takes the text as written.
+predicateToken
+    : .*?
     ;
 
 target
@@ -37,6 +56,7 @@ identifier
 
 nonReserved
     : CHECKPOINT | DESCRIBE | INDEXTABLES | TANTIVY4SPARK | STATE | TRANSACTION | LOG | HISTORY
+    | COMPACT | MERGE | SPLITS | TARGET | SIZE | MAX | DEST | SOURCE | PER | JOBS
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -47,6 +67,17 @@ STATE: S T A T E;
 TRANSACTION: T R A N S A C T I O N;
 LOG: L O G;
 HISTORY: H I S T O R Y;
+COMPACT: C O M P A C T;
+MERGE: M E R G E;
+SPLITS: S P L I T S;
+WHERE: W H E R E;
+TARGET: T A R G E T;
+SIZE: S I Z E;
+MAX: M A X;
+DEST: D E S T;
+SOURCE: S O U R C E;
+PER: P E R;
+JOBS: J O B S;
 
 STRING
     : '\'' ( ~('\''|'\\') | ('\\' .) )* '\''
@@ -60,9 +91,10 @@ BACKQUOTED_IDENTIFIER: '`' ( ~'`' | '``' )* '`';
 fragment DIGIT: [0-9];
 fragment LETTER: [a-zA-Z];
 fragment A: [aA]; fragment B: [bB]; fragment C: [cC]; fragment D: [dD]; fragment E: [eE];
-fragment G: [gG]; fragment H: [hH]; fragment I: [iI]; fragment K: [kK]; fragment L: [lL];
-fragment N: [nN]; fragment O: [oO]; fragment P: [pP]; fragment R: [rR]; fragment S: [sS];
-fragment T: [tT]; fragment V: [vV]; fragment X: [xX]; fragment Y: [yY];
+fragment G: [gG]; fragment H: [hH]; fragment I: [iI]; fragment J: [jJ]; fragment K: [kK];
+fragment L: [lL]; fragment M: [mM]; fragment N: [nN]; fragment O: [oO]; fragment P: [pP];
+fragment R: [rR]; fragment S: [sS]; fragment T: [tT]; fragment U: [uU]; fragment V: [vV];
+fragment W: [wW]; fragment X: [xX]; fragment Y: [yY]; fragment Z: [zZ];
 
 SIMPLE_COMMENT: '--' ~[\r\n]* '\r'? '\n'? -> channel(HIDDEN);
 BRACKETED_COMMENT: '/*' .*? '*/' -> channel(HIDDEN);
