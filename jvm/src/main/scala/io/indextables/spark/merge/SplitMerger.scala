@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory
 
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.CombinedStatistics
-import io.indextables.spark.storage.{LocalSplitCache, LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
 import io.indextables.spark.transaction.AddAction
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
@@ -49,8 +49,9 @@ object MergeOutcome {
 
 /**
  * Merges one group of splits on an executor with tantivy4java's `QuickwitSplit.mergeSplits`:
- * sources are read where they are on the local disk, and copied through the table's
- * [[LogStore]] otherwise (S3, Azure, HDFS); the merged split is made in a local temporary
+ * sources are read where they are on the local disk and on S3 (by tantivy4java, with the
+ * credentials the table's [[S3LogStore]] resolves), and copied through the table's [[LogStore]]
+ * otherwise (Azure, HDFS); the merged split is made in a local temporary
  * directory and published under the partition's directory through the same store. Its add
  * action carries every source's documents (checked against their record counts), the combined
  * statistics, the split's footer offsets, the sources' doc mapping and tags, and
@@ -74,19 +75,33 @@ object SplitMerger {
     val work = Files.createTempDirectory(base.toPath, "indextables-merge-").toFile
     var published: Option[Path] = None
     try {
+      // tantivy4java reads local files and S3 itself; other stores' splits are copied first.
       val inputs = group.sources.map { s =>
         val p = new Path(root, s.path)
         if (LogStore.isLocal(p)) new File(p.toUri.getPath).getPath
-        else store.localCopy(p, s"${p}#${s.size}", LocalSplitCache.Settings(conf)).getPath
+        else if (LogStore.isS3(p)) S3Access.url(p)
+        else store.localCopy(p, s"$p#${s.size}", LocalSplitCache.Settings(conf)).getPath
       }
       val out = new File(work, s"merged-${UUID.randomUUID()}.split")
-      val config = QuickwitSplit.MergeConfig.builder()
+      val builder = QuickwitSplit.MergeConfig.builder()
         .indexUid("indextables")
         .sourceId("spark")
         .nodeId(nodeId)
         .heapSizeBytes(java.lang.Long.valueOf(spec.heapSize))
         .tempDirectoryPath(work.getAbsolutePath)
-        .build()
+      store match {
+        case s3: S3LogStore =>
+          val a = S3Access(s3)
+          builder.awsConfig(new QuickwitSplit.AwsConfig(
+            a.accessKey,
+            a.secretKey,
+            a.sessionToken.orNull,
+            a.region,
+            a.endpoint.orNull,
+            a.pathStyleAccess))
+        case _ =>
+      }
+      val config = builder.build()
       val md = QuickwitSplit.mergeSplits(inputs.asJava, out.getAbsolutePath, config)
       val skipped = md.getSkippedSplitsDetailed.asScala
       if (skipped.nonEmpty) {
