@@ -10,8 +10,6 @@ at fault, a merge racing four appending writer processes, and a merge whose JVM 
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import signal
 import subprocess
@@ -19,13 +17,20 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
-from helpers import assert_same_rows, error_text, read_table, scan_node, split_files, write_table
+from helpers import (
+    assert_same_rows,
+    error_text,
+    read_table,
+    scan_node,
+    split_files,
+    version_actions,
+    write_table,
+)
 from indextables import IndexTablesError, convert_exception
 from storage_servers import S3Server
 
@@ -60,16 +65,6 @@ def _appended_table(spark: SparkSession, path: str, appends: int, per: int) -> D
         written = df if written is None else written.union(df)
     assert written is not None
     return written
-
-
-def _version_actions(path: str, version: int) -> list[dict[str, Any]]:
-    """The actions of a version file: plain JSON lines, or gzip after the header 01 01."""
-    raw = (Path(path) / "_transaction_log" / f"{version:020d}.json").read_bytes()
-    if raw[:2] == b"\x01\x01":
-        raw = gzip.decompress(raw[2:])
-    elif raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return [json.loads(line) for line in raw.decode().splitlines() if line.strip()]
 
 
 def _state(spark: SparkSession, path: str) -> Row:
@@ -123,7 +118,7 @@ def test_merge_keeps_every_row_the_statistics_and_pushdown(
     assert_same_rows(read_table(spark, tmp_table), oracle)
 
     # The version: the 18 sources removed and 3 splits added, none of them a data change.
-    actions = _version_actions(tmp_table, row.version)
+    actions = version_actions(tmp_table, row.version)
     removes = [a["remove"] for a in actions if "remove" in a]
     adds = [a["add"] for a in actions if "add" in a]
     assert {r["path"] for r in removes} == live_before
