@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -171,3 +173,14 @@ def read_table(spark: SparkSession, path: str) -> DataFrame:
 def split_files(table_path: str) -> list[Path]:
     """Every split file under a table path, partition directories included."""
     return sorted(Path(table_path).rglob("*.split"))
+
+
+def version_actions(table_path: str, version: int) -> list[dict[str, Any]]:
+    """The actions of one version file of a local table, as JSON objects: plain JSON lines, or
+    gzip (after the header 01 01, or bare)."""
+    raw = (Path(table_path) / "_transaction_log" / f"{version:020d}.json").read_bytes()
+    if raw[:2] == b"\x01\x01":
+        raw = gzip.decompress(raw[2:])
+    elif raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return [json.loads(line) for line in raw.decode().splitlines() if line.strip()]

@@ -112,3 +112,23 @@ def test_object_store_benchmark_smoke(tmp_path: Path) -> None:
     for name, q in queries.items():
         assert q["median"]["cold_requests"] > 0, name
     assert queries["rare_indexquery"]["median"]["cold_fraction_of_table"] < 0.2
+
+
+def test_merge_splits_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/merge_splits.py at a tiny size, in its own process (it owns its
+    session): the merge leaves one split, and every query answers as before it."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "benchmarks" / "merge_splits.py"
+    out = tmp_path / "merge"
+    done = subprocess.run(
+        [sys.executable, str(script), "--appends", "6", "--rows-per-append", "500", "--runs", "2",
+         "--driver-memory", "1g", "--out", str(out)],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((out / "merge-splits.json").read_text())
+    assert (result["splits_before"], result["splits_after"]) == (6, 1)
+    assert result["merge_status"] == "success" and result["merged_files"] == 6
+    assert result["query_speedup"] > 0
+    assert (out / "merge-splits.md").read_text().startswith("# MERGE SPLITS")

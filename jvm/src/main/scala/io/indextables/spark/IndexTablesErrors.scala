@@ -530,4 +530,32 @@ object IndexTablesErrors {
       "INDEXTABLES_UNKNOWN_FIELD",
       s"PREWARM: the table has no column '$field'; its columns are ${columns.mkString(", ")}."
     )
+
+  // MERGE SPLITS
+
+  /** A MERGE SPLITS clause (`TARGET SIZE`, `MAX DEST SPLITS`, ...) holds an invalid value. */
+  def invalidMergeOption(clause: String, value: String, expected: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_MERGE_OPTION",
+      s"Invalid $clause '$value' in MERGE SPLITS: expected $expected. Nothing was merged.")
+
+  /** The WHERE clause of MERGE SPLITS names `column`, which is not a partition column. */
+  def mergeWhereNotOnPartitions(
+      table: String,
+      predicate: String,
+      column: String,
+      partitionColumns: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_MERGE_WHERE_NOT_PARTITION",
+      s"Cannot merge the splits of table $table where $predicate: '$column' is not a " +
+        "partition column; the WHERE clause of MERGE SPLITS may name only partition columns (" +
+        (if (partitionColumns.isEmpty) "the table has none" else partitionColumns.mkString(", ")) +
+        "). Nothing was merged."
+    )
+
+  def invalidMergeWhere(table: String, predicate: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_MERGE_WHERE",
+      s"Cannot merge the splits of table $table where $predicate: $why. Nothing was merged.")
 }

@@ -333,6 +333,87 @@ object IndexTablesConf {
     "Unreferenced manifests younger than this are never deleted.",
     min = 0L)
 
+  // MERGE SPLITS and merge on write (upstream's names and defaults)
+
+  val MergeHeapSize: ConfEntry[Long] = bytes(
+    "spark.indextables.merge.heapSize",
+    1L << 30,
+    "Bytes of native heap each merge of splits may use (MERGE SPLITS and merge on write).",
+    min = 15000000L,
+    max = Long.MaxValue
+  )
+
+  val MergeMaxSourceSplitsPerMerge: ConfEntry[Int] = int(
+    "spark.indextables.merge.maxSourceSplitsPerMerge",
+    1000,
+    "Most source splits one merge combines into one split (MERGE SPLITS ... MAX SOURCE SPLITS " +
+      "PER MERGE n wins).",
+    min = 2
+  )
+
+  val MergeTempDirectory: ConfEntry[String] = setting(
+    "spark.indextables.merge.tempDirectoryPath",
+    "Executor directory for merged splits before they are uploaded (else java.io.tmpdir).")
+
+  val SkippedFilesTracking: ConfEntry[Boolean] = boolean(
+    "spark.indextables.skippedFiles.trackingEnabled",
+    true,
+    "Whether a merge that fails records mergeskip actions for its source splits, so that later " +
+      "merges leave them alone until the cooldown ends."
+  )
+
+  val SkippedFilesCooldownHours: ConfEntry[Long] = long(
+    "spark.indextables.skippedFiles.cooldownDuration",
+    24L,
+    "Hours after a failed merge before its source splits are merged again (mergeskip " +
+      "retryAfter).",
+    min = 0L
+  )
+
+  val MergeOnWriteEnabled: ConfEntry[Boolean] = boolean(
+    "spark.indextables.mergeOnWrite.enabled",
+    false,
+    "Whether a write, once committed, starts a merge of the table's small splits when there are " +
+      "enough of them (see DESCRIBE INDEXTABLES MERGE JOBS)."
+  )
+
+  val MergeOnWriteAsync: ConfEntry[Boolean] = boolean(
+    "spark.indextables.mergeOnWrite.async.enabled",
+    true,
+    "Whether merge on write runs in a background thread of the driver (the writer returns at " +
+      "once) rather than before the write returns."
+  )
+
+  val MergeOnWriteTargetSize: ConfEntry[Long] = bytes(
+    "spark.indextables.mergeOnWrite.targetSize",
+    4L << 30,
+    "Target size of the splits merge on write makes, as a number or with a unit (100M, 4G).",
+    min = 1L,
+    max = Long.MaxValue
+  )
+
+  val MergeOnWriteBatchCpuFraction: ConfEntry[Double] = double(
+    "spark.indextables.mergeOnWrite.batchCpuFraction",
+    0.167,
+    "Fraction of the cluster's cores (defaultParallelism) that one batch of merge groups uses; " +
+      "a batch is at least one group.",
+    min = 0.0
+  )
+
+  val MergeOnWriteMinBatchesToTrigger: ConfEntry[Int] = int(
+    "spark.indextables.mergeOnWrite.minBatchesToTrigger",
+    1,
+    "Merge on write starts when the table has at least this many batches of merge groups.",
+    min = 1)
+
+  val MergeOnWriteMaxConcurrentBatches: ConfEntry[Int] = int(
+    "spark.indextables.mergeOnWrite.maxConcurrentBatches",
+    3,
+    "Most merge-on-write jobs that run at once in this driver; a write that would start " +
+      "another, or one on a table already being merged, starts none.",
+    min = 1
+  )
+
   // Object stores (upstream's names). Options and session settings only: never read from a
   // table's recorded properties, so credentials are never written into a log.
 
@@ -490,6 +571,17 @@ object IndexTablesConf {
     TxLogRetentionHours,
     StateRetentionVersions,
     StateRetentionHours,
-    MinManifestAgeHours
+    MinManifestAgeHours,
+    MergeHeapSize,
+    MergeMaxSourceSplitsPerMerge,
+    MergeTempDirectory,
+    SkippedFilesTracking,
+    SkippedFilesCooldownHours,
+    MergeOnWriteEnabled,
+    MergeOnWriteAsync,
+    MergeOnWriteTargetSize,
+    MergeOnWriteBatchCpuFraction,
+    MergeOnWriteMinBatchesToTrigger,
+    MergeOnWriteMaxConcurrentBatches
   ) ++ storageEntries
 }

@@ -3,11 +3,10 @@ package io.indextables.spark.read
 import scala.collection.JavaConverters._
 
 import org.apache.hadoop.fs.Path
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
 import io.indextables.spark.util.BoundedCache
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
@@ -58,41 +57,6 @@ object SplitSearchEngine {
     manager
   }
 
-  /** What tantivy4java needs to read splits on S3: credentials resolved on this JVM. */
-  final case class S3Access(
-      accessKey: String,
-      secretKey: String,
-      sessionToken: Option[String],
-      region: String,
-      endpoint: Option[String],
-      pathStyleAccess: Boolean) {
-    override def toString: String = s"S3Access(region=$region, endpoint=$endpoint)"
-
-    /** Identifies the credentials without holding them in clear (pooled searchers' keys). */
-    def fingerprint: String =
-      java.util.UUID.nameUUIDFromBytes(
-        s"$accessKey|$secretKey|${sessionToken.getOrElse("")}|$region|$endpoint|$pathStyleAccess"
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString
-  }
-
-  object S3Access {
-    def apply(store: S3LogStore): S3Access = {
-      val settings = store.settings
-      val credentials = store.credentials()
-      val token = credentials match {
-        case s: AwsSessionCredentials => Some(s.sessionToken())
-        case _ => None
-      }
-      S3Access(
-        credentials.accessKeyId(),
-        credentials.secretAccessKey(),
-        token,
-        S3LogStore.region(settings).id(),
-        settings.endpoint,
-        settings.pathStyleAccess)
-    }
-  }
-
   /**
    * A split file after [[SplitFileCheck]]: `where` tantivy4java reads it (a local path, or an
    * `s3://` URL), `identity`, what identifies its content (a committed split never changes under
@@ -113,9 +77,7 @@ object SplitSearchEngine {
     try {
       if (LogStore.isLocal(p)) CheckedSplit(new java.io.File(p.toUri.getPath).getPath, identity)
       else if (LogStore.isS3(p)) {
-        val uri = p.toUri
-        val url = s"s3://${uri.getAuthority}${uri.getPath}"
-        CheckedSplit(url, identity, Some(S3Access(store.asInstanceOf[S3LogStore])))
+        CheckedSplit(S3Access.url(p), identity, Some(S3Access(store.asInstanceOf[S3LogStore])))
       } else {
         val local = store.localCopy(p, identity, LocalSplitCache.Settings(conf))
         CheckedSplit(local.getPath, identity)

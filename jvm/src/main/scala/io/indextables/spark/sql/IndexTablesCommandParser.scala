@@ -17,7 +17,7 @@ import io.indextables.spark.sql.parser.{IndexTablesSqlBaseLexer, IndexTablesSqlB
 object IndexTablesCommandParser {
 
   private val CommandStart =
-    """^(checkpoint|compact|describe|desc|flush|invalidate|prewarm)\s+(indextables|tantivy4spark)\b.*""".r
+    """^((checkpoint|compact|describe|desc|flush|invalidate|prewarm)\s+(indextables|tantivy4spark)\b|merge\s+splits\b).*""".r
 
   def isCommand(sqlText: String): Boolean = {
     val normalised = sqlText.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("--[^\n]*", " ")

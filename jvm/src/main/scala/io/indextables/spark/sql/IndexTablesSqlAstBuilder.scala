@@ -2,7 +2,11 @@ package io.indextables.spark.sql
 
 import scala.collection.JavaConverters._
 
+import org.antlr.v4.runtime.ParserRuleContext
+import org.antlr.v4.runtime.misc.Interval
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import io.indextables.spark.IndexTablesErrors
 
 import io.indextables.spark.sql.commands._
 import io.indextables.spark.sql.parser.IndexTablesSqlBaseBaseVisitor
@@ -16,6 +20,25 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
 
   override def visitCheckpoint(ctx: CheckpointContext): LogicalPlan =
     CheckpointIndexTablesCommand(target(ctx.target()))
+
+  override def visitMergeSplits(ctx: MergeSplitsContext): LogicalPlan = {
+    val where = Option(ctx.whereClause).map(textOf).filter(_.nonEmpty)
+    if (ctx.WHERE() != null && where.isEmpty) {
+      throw IndexTablesErrors.invalidMergeWhere(
+        ctx.target().getText,
+        "",
+        "the WHERE clause is empty; give a predicate on partition columns")
+    }
+    MergeSplitsCommand(
+      target(ctx.target()),
+      where,
+      Option(ctx.targetSize).map(value),
+      Option(ctx.maxDestSplits).map(value),
+      Option(ctx.maxSourceSplitsPerMerge).map(value))
+  }
+
+  override def visitDescribeMergeJobs(ctx: DescribeMergeJobsContext): LogicalPlan =
+    DescribeMergeJobsCommand()
 
   override def visitDescribeState(ctx: DescribeStateContext): LogicalPlan =
     DescribeIndexTablesStateCommand(target(ctx.target()))
@@ -33,7 +56,9 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
     DescribeIndexTablesEnvironmentCommand()
 
   override def visitDescribeComponentSizes(ctx: DescribeComponentSizesContext): LogicalPlan =
-    DescribeIndexTablesComponentSizesCommand(target(ctx.target()), Option(ctx.where).map(text))
+    DescribeIndexTablesComponentSizesCommand(
+      target(ctx.target()),
+      Option(ctx.where).map(textOf).filter(_.nonEmpty))
 
   override def visitFlushSearcherCache(ctx: FlushSearcherCacheContext): LogicalPlan =
     FlushIndexTablesSearcherCacheCommand()
@@ -51,16 +76,11 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       Option(ctx.segments).map(identifiers).getOrElse(Nil),
       Option(ctx.fields).map(identifiers).getOrElse(Nil),
       Option(ctx.parallelism).map(t => BigInt(t.getText)),
-      Option(ctx.where).map(text)
+      Option(ctx.where).map(textOf).filter(_.nonEmpty)
     )
 
   private def identifiers(ctx: IdentifierListContext): Seq[String] =
     ctx.identifier().asScala.map(identifier).toSeq
-
-  /** The statement's own text of a rule (its tokens and the whitespace between them). */
-  private def text(ctx: org.antlr.v4.runtime.ParserRuleContext): String =
-    ctx.start.getInputStream.getText(
-      org.antlr.v4.runtime.misc.Interval.of(ctx.start.getStartIndex, ctx.stop.getStopIndex))
 
   override def visitDescribeHistory(ctx: DescribeHistoryContext): LogicalPlan =
     DescribeIndexTablesHistoryCommand(target(ctx.target()))
@@ -72,6 +92,17 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       IndexTablesCommandTarget.TableName(
         t.qualifiedName().identifier().asScala.map(identifier).toSeq)
   }
+
+  /** The original text of a rule's tokens, as written (spaces and comments included). */
+  private def textOf(ctx: ParserRuleContext): String =
+    if (ctx.start == null || ctx.stop == null || ctx.stop.getTokenIndex < ctx.start.getTokenIndex)
+      ""
+    else
+      ctx.start.getInputStream.getText(
+        Interval.of(ctx.start.getStartIndex, ctx.stop.getStopIndex)).trim
+
+  private def value(ctx: AlphanumericValueContext): String =
+    if (ctx.STRING() != null) IndexTablesSqlAstBuilder.unquote(ctx.getText) else ctx.getText
 
   private def identifier(ctx: IdentifierContext): String = {
     val text = ctx.getText

@@ -12,6 +12,7 @@ import org.apache.spark.sql.{Column, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.SplitPruner
+import io.indextables.spark.merge.{MergeOnWrite, MergeOnWriteSettings}
 import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
 /**
@@ -26,6 +27,8 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
  * @param base the table's snapshot when the write was planned (None for a new table)
  * @param log  the table's transaction log, with the write's settings (driver side)
  * @param fileSystemOptions the write's options that configure file access, for the rewrite's read
+ * @param mergeOnWrite      merge on write's settings, when it is enabled: once committed, the
+ *                          write may start a merge of the table's small splits ([[MergeOnWrite]])
  */
 final class IndexTables4SparkBatchWrite(
     tableName: String,
@@ -33,7 +36,8 @@ final class IndexTables4SparkBatchWrite(
     mode: WriteMode,
     base: Option[Snapshot],
     log: TransactionLog,
-    fileSystemOptions: Map[String, String] = Map.empty) extends BatchWrite {
+    fileSystemOptions: Map[String, String] = Map.empty,
+    mergeOnWrite: Option[MergeOnWriteSettings] = None) extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     new IndexTables4SparkDataWriterFactory(plan)
@@ -50,39 +54,46 @@ final class IndexTables4SparkBatchWrite(
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val adds = addsOf(messages.toSeq)
     var kept: Seq[AddAction] = Nil
-    try {
-      val (whole, rewritten) = mode match {
-        case rw: WriteMode.ReplaceWhere => touched(rw)
-        case _ => (Nil, Nil)
+    val version =
+      try {
+        val (whole, rewritten) = mode match {
+          case rw: WriteMode.ReplaceWhere => touched(rw)
+          case _ => (Nil, Nil)
+        }
+        kept = mode match {
+          case rw: WriteMode.ReplaceWhere if rewritten.nonEmpty => keepRows(rw, rewritten)
+          case _ => Nil
+        }
+        // The first version of a table is its creation, whatever the write's mode.
+        val operation = if (base.isEmpty) "CREATE" else mode.operation
+        val parameters = mode.parameters ++ plan.optimized.map(_.parameters).getOrElse(Map.empty)
+        log.startTransaction().commit(
+          operation,
+          parameters,
+          metrics(messages.toSeq, adds ++ kept)) {
+          current =>
+            val removed = mode match {
+              case WriteMode.Append => Nil
+              case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
+              case rw: WriteMode.ReplaceWhere =>
+                unchanged(current, whole ++ rewritten, f => pruner.mayMatch(f, rw.filters))
+                whole ++ rewritten
+              case WriteMode.DynamicPartitions =>
+                val partitions = adds.map(_.partitionValues).toSet
+                unchanged(current, Nil, f => partitions.contains(f.partitionValues))
+                current.toSeq.flatMap(_.allFiles).filter(f =>
+                  partitions.contains(f.partitionValues))
+            }
+            CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
+        }
+      } catch {
+        case e: Throwable =>
+          abort(messages)
+          delete(kept)
+          throw e
       }
-      kept = mode match {
-        case rw: WriteMode.ReplaceWhere if rewritten.nonEmpty => keepRows(rw, rewritten)
-        case _ => Nil
-      }
-      // The first version of a table is its creation, whatever the write's mode.
-      val operation = if (base.isEmpty) "CREATE" else mode.operation
-      val parameters = mode.parameters ++ plan.optimized.map(_.parameters).getOrElse(Map.empty)
-      log.startTransaction().commit(operation, parameters, metrics(messages.toSeq, adds ++ kept)) {
-        current =>
-          val removed = mode match {
-            case WriteMode.Append => Nil
-            case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
-            case rw: WriteMode.ReplaceWhere =>
-              unchanged(current, whole ++ rewritten, f => pruner.mayMatch(f, rw.filters))
-              whole ++ rewritten
-            case WriteMode.DynamicPartitions =>
-              val partitions = adds.map(_.partitionValues).toSet
-              unchanged(current, Nil, f => partitions.contains(f.partitionValues))
-              current.toSeq.flatMap(_.allFiles).filter(f => partitions.contains(f.partitionValues))
-          }
-          CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
-      }
-    } catch {
-      case e: Throwable =>
-        abort(messages)
-        delete(kept)
-        throw e
-    }
+    mergeOnWrite.foreach(settings =>
+      MergeOnWrite.afterCommit(SparkSession.active, log, plan.hadoopConf.value, version, settings))
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))

@@ -15,6 +15,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
 import io.indextables.spark.transaction.{Snapshot, TransactionLog}
+import io.indextables.spark.merge.MergeOnWriteSettings
 import io.indextables.spark.util.SerializableHadoopConf
 
 /**
@@ -237,7 +238,9 @@ final class IndexTables4SparkWriteBuilder(
       mode,
       existing,
       TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions),
-      opts.fileSystemOptions)
+      opts.fileSystemOptions,
+      MergeOnWriteSettings.of(opts)
+    )
   }
 
   /**

@@ -44,4 +44,30 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
     assert(shape("DESCRIBE indextables_t") == sparkShape("DESCRIBE indextables_t"))
     assert(!IndexTablesCommandParser.isCommand("SELECT 'CHECKPOINT INDEXTABLES'"))
   }
+
+  test("MERGE SPLITS with every clause, COMPACT and DESCRIBE MERGE JOBS") {
+    assert(parser.parsePlan("MERGE SPLITS '/t/a'") ==
+      MergeSplitsCommand(TablePath("/t/a"), None, None, None, None))
+    assert(parser.parsePlan(
+      "merge splits db.logs WHERE day = '2024-01-01' AND hour > 9 TARGET SIZE 100M " +
+        "MAX DEST SPLITS 3 MAX SOURCE SPLITS PER MERGE '50';") ==
+      MergeSplitsCommand(
+        TableName(Seq("db", "logs")),
+        Some("day = '2024-01-01' AND hour > 9"),
+        Some("100M"),
+        Some("3"),
+        Some("50")))
+    assert(parser.parsePlan("MERGE SPLITS `size` TARGET SIZE 5G") ==
+      MergeSplitsCommand(TableName(Seq("size")), None, Some("5G"), None, None))
+    assert(parser.parsePlan("MERGE SPLITS t MAX DEST SPLITS 1") ==
+      MergeSplitsCommand(TableName(Seq("t")), None, None, Some("1"), None))
+    assert(parser.parsePlan("COMPACT TANTIVY4SPARK '/t'") ==
+      CheckpointIndexTablesCommand(TablePath("/t")))
+    assert(parser.parsePlan("DESCRIBE INDEXTABLES MERGE JOBS") == DescribeMergeJobsCommand())
+    intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS"))
+    intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS '/t' WHERE"))
+    intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS '/t' TARGET SIZE"))
+    // Spark's MERGE INTO is not ours.
+    assert(!IndexTablesCommandParser.isCommand("MERGE INTO t USING s ON t.id = s.id"))
+  }
 }

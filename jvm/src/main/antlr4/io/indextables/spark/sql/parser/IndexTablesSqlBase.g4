@@ -1,7 +1,8 @@
 /*
  * IndexTables SQL commands. Statements this grammar does not accept are handed to Spark's parser
  * unchanged (see IndexTables4SparkSqlParser). INDEXTABLES and TANTIVY4SPARK are interchangeable.
- * Each command is one alternative of `statement`.
+ * Each command is one alternative of `statement`. MERGE SPLITS takes no INDEXTABLES keyword, as
+ * upstream's; COMPACT INDEXTABLES is upstream's alias of CHECKPOINT INDEXTABLES.
  */
 grammar IndexTablesSqlBase;
 
@@ -11,6 +12,13 @@ singleStatement
 
 statement
     : (CHECKPOINT | COMPACT) indexTables target            #checkpoint
+    | MERGE SPLITS target
+        (WHERE whereClause=predicateToken)?
+        (TARGET SIZE targetSize=alphanumericValue)?
+        (MAX DEST SPLITS maxDestSplits=alphanumericValue)?
+        (MAX SOURCE SPLITS PER MERGE maxSourceSplitsPerMerge=alphanumericValue)?
+                                                           #mergeSplits
+    | DESCRIBE indexTables MERGE JOBS                      #describeMergeJobs
     | DESCRIBE indexTables STATE target                    #describeState
     | DESCRIBE indexTables TRANSACTION LOG target (INCLUDE ALL)?
                                                            #describeTransactionLog
@@ -35,6 +43,16 @@ indexTables
     : INDEXTABLES | TANTIVY4SPARK
     ;
 
+// A value of a MERGE SPLITS clause: 100M, 5G, 12, or a quoted string.
+alphanumericValue
+    : IDENTIFIER | INTEGER_VALUE | STRING
+    ;
+
+// The WHERE predicate's tokens, up to the next clause; the builder takes the text as written.
+predicateToken
+    : .*?
+    ;
+
 target
     : path=STRING                                          #pathTarget
     | qualifiedName                                        #tableTarget
@@ -42,11 +60,6 @@ target
 
 identifierList
     : identifier (',' identifier)*
-    ;
-
-// The rest of the statement, as text: a Spark SQL predicate, parsed by Spark.
-predicateToken
-    : .+?
     ;
 
 qualifiedName
@@ -63,7 +76,7 @@ nonReserved
     : CHECKPOINT | COMPACT | DESCRIBE | INDEXTABLES | TANTIVY4SPARK | STATE | TRANSACTION | LOG
     | HISTORY | INCLUDE | ALL | DISK | CACHE | STORAGE | STATS | ENVIRONMENT | COMPONENT | SIZES
     | FLUSH | SEARCHER | INVALIDATE | FOR | PREWARM | SEGMENTS | ON | FIELDS | WITH | PERWORKER
-    | PARALLELISM | OF
+    | PARALLELISM | OF | MERGE | SPLITS | TARGET | SIZE | MAX | DEST | SOURCE | PER | JOBS
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -97,6 +110,15 @@ WITH: W I T H;
 PERWORKER: P E R W O R K E R;
 PARALLELISM: P A R A L L E L I S M;
 OF: O F;
+MERGE: M E R G E;
+SPLITS: S P L I T S;
+TARGET: T A R G E T;
+SIZE: S I Z E;
+MAX: M A X;
+DEST: D E S T;
+SOURCE: S O U R C E;
+PER: P E R;
+JOBS: J O B S;
 
 STRING
     : '\'' ( ~('\''|'\\') | ('\\' .) )* '\''

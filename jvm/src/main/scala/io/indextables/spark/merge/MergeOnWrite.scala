@@ -1,0 +1,179 @@
+package io.indextables.spark.merge
+
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
+
+import scala.collection.mutable
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.SparkSession
+import org.slf4j.LoggerFactory
+
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.transaction.TransactionLog
+
+/** The `spark.indextables.mergeOnWrite.*` settings of one write. Serializable. */
+final case class MergeOnWriteSettings(
+    async: Boolean,
+    targetSize: Long,
+    batchCpuFraction: Double,
+    minBatchesToTrigger: Int,
+    maxConcurrentBatches: Int,
+    merge: MergeSettings) {
+
+  /** Merge groups per batch: a fraction of the cluster's cores, at least one. */
+  def batchSize(clusterCores: Int): Int = math.max(1, (clusterCores * batchCpuFraction).toInt)
+
+  /** How many merge groups the table must hold before a write starts a merge. */
+  def threshold(clusterCores: Int): Int = batchSize(clusterCores) * minBatchesToTrigger
+}
+
+object MergeOnWriteSettings {
+
+  /** The settings when merge on write is enabled for this write; None otherwise. */
+  def of(opts: IndexTablesOptions): Option[MergeOnWriteSettings] =
+    if (!opts.get(IndexTablesConf.MergeOnWriteEnabled)) None
+    else Some(MergeOnWriteSettings(
+      async = opts.get(IndexTablesConf.MergeOnWriteAsync),
+      targetSize = opts.get(IndexTablesConf.MergeOnWriteTargetSize),
+      batchCpuFraction = opts.get(IndexTablesConf.MergeOnWriteBatchCpuFraction),
+      minBatchesToTrigger = opts.get(IndexTablesConf.MergeOnWriteMinBatchesToTrigger),
+      maxConcurrentBatches = opts.get(IndexTablesConf.MergeOnWriteMaxConcurrentBatches),
+      merge = MergeSettings(opts)
+    ))
+}
+
+/**
+ * One merge started by a write, as `DESCRIBE INDEXTABLES MERGE JOBS` shows it.
+ *
+ * @param status `RUNNING`, `COMPLETED` or `FAILED`
+ */
+final case class MergeJob(
+    jobId: String,
+    tablePath: String,
+    status: String,
+    triggerVersion: Long,
+    totalGroups: Int,
+    startTime: Long,
+    endTime: Option[Long],
+    result: Option[MergeResult],
+    error: Option[String])
+
+/**
+ * Merge on write: after a write commits, when the table holds at least the threshold of merge
+ * groups (small splits of one partition that [[MergePlanner]] would merge), a merge of them starts,
+ * in a background thread of the driver by default, so the writer returns at once. At most one
+ * merge runs per table and `maxConcurrentBatches` in the driver; a write that finds those taken
+ * starts none (the next write will). A merge that loses to a concurrent commit gives up as
+ * [[MergeExecutor]] says; a failure is recorded in its job, never raised to the writer. The
+ * jobs of this driver (the last [[MaxJobsKept]]) are listed by [[jobs]].
+ */
+object MergeOnWrite {
+
+  private val logger = LoggerFactory.getLogger(getClass)
+
+  val Operation: String = "MERGE ON WRITE"
+  val MaxJobsKept: Int = 1000
+
+  private val counter = new AtomicLong()
+  private val history = mutable.LinkedHashMap.empty[String, MergeJob]
+  private val running = mutable.Set.empty[String]
+
+  private lazy val pool: ExecutorService = Executors.newCachedThreadPool(new ThreadFactory {
+    override def newThread(r: Runnable): Thread = {
+      val t = new Thread(r, s"indextables-merge-on-write-${counter.get()}")
+      t.setDaemon(true)
+      t
+    }
+  })
+
+  /** Every merge-on-write job of this driver, oldest first. */
+  def jobs: Seq[MergeJob] = synchronized(history.values.toList)
+
+  /**
+   * Starts a merge of the table behind `log` when it holds enough small splits; returns the job
+   * started, if any. Never throws: merge on write must not fail a write that committed.
+   */
+  def afterCommit(
+      spark: SparkSession,
+      log: TransactionLog,
+      hadoopConf: Configuration,
+      committedVersion: Long,
+      settings: MergeOnWriteSettings): Option[MergeJob] =
+    try {
+      val request = MergeRequest(settings.targetSize, None, settings.merge.maxSourceSplitsPerMerge)
+      val snapshot = log.snapshot()
+      val groups = MergePlanner.plan(snapshot, request, _ => true, System.currentTimeMillis())
+      val threshold = settings.threshold(spark.sparkContext.defaultParallelism)
+      if (groups.size < threshold) None
+      else reserve(log.tablePath.toString, committedVersion, groups.size, settings).map { job =>
+        val work: Runnable = () => runJob(spark, log, hadoopConf, request, settings, job)
+        if (settings.async) pool.submit(work) else work.run()
+        job
+      }
+    } catch {
+      case e: Exception =>
+        logger.warn(s"Merge on write of ${log.tablePath} did not start: ${e.getMessage}", e)
+        None
+    }
+
+  private def reserve(table: String, version: Long, groups: Int, settings: MergeOnWriteSettings)
+      : Option[MergeJob] = synchronized {
+    if (running.contains(table) || running.size >= settings.maxConcurrentBatches) None
+    else {
+      running += table
+      val job = MergeJob(
+        s"merge-${counter.incrementAndGet()}",
+        table,
+        "RUNNING",
+        version,
+        groups,
+        System.currentTimeMillis(),
+        None,
+        None,
+        None)
+      record(job)
+      Some(job)
+    }
+  }
+
+  private def runJob(
+      spark: SparkSession,
+      log: TransactionLog,
+      hadoopConf: Configuration,
+      request: MergeRequest,
+      settings: MergeOnWriteSettings,
+      job: MergeJob): Unit = {
+    val finished =
+      try {
+        val result = MergeExecutor.run(
+          spark,
+          log,
+          hadoopConf,
+          request,
+          settings.merge,
+          _ => true,
+          Operation)
+        job.copy(
+          status = if (result.status == "failed") "FAILED" else "COMPLETED",
+          endTime = Some(System.currentTimeMillis()),
+          result = Some(result))
+      } catch {
+        case e: Throwable =>
+          logger.warn(s"Merge on write of ${job.tablePath} failed: ${e.getMessage}", e)
+          job.copy(
+            status = "FAILED",
+            endTime = Some(System.currentTimeMillis()),
+            error = Some(Option(e.getMessage).getOrElse(e.getClass.getName)))
+      }
+    synchronized {
+      running -= job.tablePath
+      record(finished)
+    }
+  }
+
+  private def record(job: MergeJob): Unit = synchronized {
+    history.put(job.jobId, job)
+    while (history.size > MaxJobsKept) history.remove(history.head._1)
+  }
+}
