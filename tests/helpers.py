@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -14,6 +16,7 @@ __all__ = [
     "assert_same_rows",
     "error_text",
     "jvm",
+    "log_actions",
     "plan_nodes",
     "read_table",
     "scan_node",
@@ -171,3 +174,13 @@ def read_table(spark: SparkSession, path: str) -> DataFrame:
 def split_files(table_path: str) -> list[Path]:
     """Every split file under a table path, partition directories included."""
     return sorted(Path(table_path).rglob("*.split"))
+
+
+def log_actions(path: str, version: int) -> list[dict[str, Any]]:
+    """The actions of one version file of the table at path (plain or gzip-compressed)."""
+    raw = (Path(path) / "_transaction_log" / f"{version:020d}.json").read_bytes()
+    if raw[:2] == b"\x01\x01":
+        raw = gzip.decompress(raw[2:])
+    elif raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return [json.loads(line) for line in raw.decode().splitlines() if line.strip()]

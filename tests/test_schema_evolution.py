@@ -6,7 +6,6 @@ Oracles: the same appends on Parquet (read with mergeSchema) and the rows themse
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 from pathlib import Path
@@ -21,6 +20,7 @@ from helpers import (
     assert_same_rows,
     error_text,
     jvm,
+    log_actions,
     read_table,
     scan_node,
     split_files,
@@ -32,15 +32,6 @@ MERGE_SCHEMA = "spark.indextables.write.mergeSchema"
 
 def _versions(spark: SparkSession, path: str) -> list[int]:
     return [r.version for r in spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{path}'").collect()]
-
-
-def _log_actions(path: str, version: int) -> list[dict[str, Any]]:
-    raw = (Path(path) / "_transaction_log" / f"{version:020d}.json").read_bytes()
-    if raw[:2] == b"\x01\x01":
-        raw = gzip.decompress(raw[2:])
-    elif raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    return [json.loads(line) for line in raw.decode().splitlines() if line.strip()]
 
 
 def _write_log(path: str, version: int, actions: list[dict[str, Any]]) -> None:
@@ -98,7 +89,7 @@ def test_merge_schema_adds_nullable_columns_that_older_splits_read_as_null(
         assert_same_rows(table.filter(cond), oracle.filter(cond))
     # Each split keeps its own doc mapping: two distinct mappings, the old one without region.
     refs = {
-        a["add"]["docMappingRef"] for v in (0, 1) for a in _log_actions(tmp_table, v) if "add" in a
+        a["add"]["docMappingRef"] for v in (0, 1) for a in log_actions(tmp_table, v) if "add" in a
     }
     assert len(refs) == 2
     # A search on the new column, and an IndexQuery naming it, leave the old splits' rows out.
@@ -122,7 +113,7 @@ def test_the_session_setting_also_merges_and_the_next_append_needs_nothing(
         spark.conf.unset(MERGE_SCHEMA)
     write_table(added.withColumn("id", F.col("id") + 100), tmp_table, mode="append")
     assert read_table(spark, tmp_table).count() == 130
-    meta = next(a["metaData"] for a in _log_actions(tmp_table, 1) if "metaData" in a)
+    meta = next(a["metaData"] for a in log_actions(tmp_table, 1) if "metaData" in a)
     assert [f["name"] for f in json.loads(str(meta["schemaString"]))["fields"]] == [
         "id",
         "host",
@@ -150,7 +141,7 @@ def test_schema_differences_fail_naming_them_and_commit_nothing(
         for name in named:
             assert name in text, (name, text)
     assert _versions(spark, tmp_table) == [0]
-    assert len(split_files(tmp_table)) == len([a for a in _log_actions(tmp_table, 0) if "add" in a])
+    assert len(split_files(tmp_table)) == len([a for a in log_actions(tmp_table, 0) if "add" in a])
     assert_same_rows(read_table(spark, tmp_table), base)
 
 
@@ -192,7 +183,7 @@ def test_index_kinds_come_from_the_splits_doc_mappings_not_the_typemap_entries(
     before = [sorted(r.id for r in spark.sql(q).collect()) for q in queries]
     assert [len(ids) for ids in before] == [50, 1, 50, 13]
     # Remove every typemap entry from the log, as IndexTables 0.5.4 never writes them.
-    actions = _log_actions(tmp_table, 0)
+    actions = log_actions(tmp_table, 0)
     for a in actions:
         if "metaData" in a:
             conf = a["metaData"]["configuration"]
@@ -227,7 +218,7 @@ def test_splits_indexed_differently_are_each_searched_their_own_way(
     write_table(first, text_table, options={TYPEMAP + "message": "text"})
     write_table(second.coalesce(1), raw_table)
     # Another writer's split, committed to the text table as version 1 with its own mapping.
-    raw_actions = _log_actions(raw_table, 0)
+    raw_actions = log_actions(raw_table, 0)
     registry = next(a["metaData"] for a in raw_actions if "metaData" in a)["configuration"]
     assert isinstance(registry, dict)
     adds = []
