@@ -55,6 +55,7 @@ LAYERS: list[set[str]] = [
     {"core"},
     {"catalyst", "sql", "catalog"},
     {"extensions"},
+    {"upstream-aliases"},
 ]
 
 
