@@ -9,10 +9,12 @@ from indextables.session import (
     configure_spark,
     jar_path,
 )
+from indextables.table import IndexTable
 
 __all__ = [
     "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
+    "IndexTable",
     "SPARK_SETTINGS",
     "IndexTablesError",
     "__version__",
