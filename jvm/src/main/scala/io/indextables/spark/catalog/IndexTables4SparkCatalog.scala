@@ -109,7 +109,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
           throw IndexTablesErrors.catalogSchemaMismatch(d.name, d.location, schema, existing)
       case None =>
         if (schema.isEmpty) throw IndexTablesErrors.catalogSchemaRequired(d.name, d.location)
-        writeEmpty(d, existing = None)
+        new StagedIndexTable(d, existing = None, register = false).commitStagedChanges()
     }
     register(d)
     loadTable(ident)
@@ -203,7 +203,11 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
     }
 
     override def commitStagedChanges(): Unit = {
-      if (!written) writeEmpty(d, existing)
+      if (!written) {
+        // No query: the table's first version (or a whole-table overwrite) with no rows.
+        val empty = spark.createDataFrame(util.Collections.emptyList[Row](), d.schema)
+        SparkWriteBridge.write(spark, this, empty, overwrite = existing.isDefined, Map.empty)
+      }
       if (register) IndexTables4SparkCatalog.this.register(d)
     }
 
@@ -320,20 +324,6 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
   private def qualified(location: String): String = {
     val path = new Path(location)
     LogStore.qualify(path, spark.sessionState.newHadoopConf()).toString
-  }
-
-  /** Writes the table's first version (or, over `existing`, a whole-table overwrite) empty. */
-  private def writeEmpty(d: Definition, existing: Option[Snapshot]): Unit = {
-    val table = new IndexTables4SparkTable(
-      d.location,
-      d.schema,
-      d.partitionColumns,
-      d.options,
-      acceptsWrites = true,
-      knownSnapshot = Some(existing),
-      definedProperties = d.properties)
-    val empty = spark.createDataFrame(util.Collections.emptyList[Row](), d.schema)
-    SparkWriteBridge.write(spark, table, empty, overwrite = existing.isDefined, Map.empty)
   }
 
   /** Adds the table's entry to the session catalog: its identity and location only. */
