@@ -458,3 +458,19 @@ def test_the_readme_quick_start_runs(
         assert sorted(r.id for r in rows) == [1, 3]
     finally:
         spark.sql("DROP TABLE IF EXISTS logs")
+
+
+def test_other_providers_tables_stay_the_session_catalogs(
+    spark: SparkSession, name: str, rows: DataFrame, tmp_path: Path
+) -> None:
+    rows.createOrReplaceTempView("cat_rows")
+    spark.sql(f"CREATE TABLE {name} USING parquet AS SELECT * FROM cat_rows")
+    spark.sql(f"INSERT INTO {name} SELECT * FROM cat_rows WHERE id = 1")
+    spark.sql(f"ALTER TABLE {name} SET TBLPROPERTIES ('team'='search')")
+    extended = {r.col_name: r.data_type for r in spark.sql(f"DESCRIBE EXTENDED {name}").collect()}
+    assert extended["Provider"] == "parquet"
+    expected = rows.unionByName(rows.filter("id = 1"))
+    assert_same_rows(spark.table(name), _parquet(spark, expected, tmp_path, "parquet"))
+    # IF NOT EXISTS leaves an existing table alone, whatever its provider.
+    spark.sql(f"CREATE TABLE IF NOT EXISTS {name} (x INT) USING indextables")
+    assert spark.table(name).count() == len(ROWS) + 1
