@@ -325,6 +325,11 @@ def test_create_table_errors_name_what_is_wrong(
             "INDEXTABLES_CATALOG_SCHEMA_MISMATCH",
         ),
         (
+            f"CREATE TABLE {name} (id BIGINT, day STRING, level STRING, msg STRING) "
+            f"USING indextables LOCATION '{location}'",
+            "INDEXTABLES_CATALOG_SCHEMA_MISMATCH",
+        ),
+        (
             f"CREATE TABLE {name} USING indextables LOCATION '{tmp_path / 'empty'}'",
             "INDEXTABLES_CATALOG_SCHEMA_REQUIRED",
         ),

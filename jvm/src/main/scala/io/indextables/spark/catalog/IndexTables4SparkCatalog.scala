@@ -1,6 +1,7 @@
 package io.indextables.spark.catalog
 
 import java.util
+import java.util.Locale
 
 import scala.collection.JavaConverters._
 import scala.util.Try
@@ -105,7 +106,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
         throw IndexTablesErrors.catalogLocationHasTable(d.name, d.location)
       case Some(snap) =>
         val existing = schemaOf(snap)
-        if (schema.nonEmpty && !DataType.equalsStructurally(schema, existing, true))
+        if (schema.nonEmpty && !sameColumns(schema, existing))
           throw IndexTablesErrors.catalogSchemaMismatch(d.name, d.location, schema, existing)
       case None =>
         if (schema.isEmpty) throw IndexTablesErrors.catalogSchemaRequired(d.name, d.location)
@@ -157,8 +158,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
         super.createTable(ident, schema, partitions, properties))
     }
     val entry = indexTablesEntry(ident)
-    val exists = entry.isDefined || pathOf(ident).exists(p => tableExists(ident))
-    if (!exists && pathOf(ident).isEmpty && super.tableExists(ident)) {
+    if (entry.isEmpty && pathOf(ident).isEmpty && super.tableExists(ident)) {
       // Another provider's table of that name: replaced as Spark replaces one, drop then create.
       dropTable(ident)
     }
@@ -401,6 +401,12 @@ object IndexTables4SparkCatalog {
     Try(Class.forName(p, false, getClass.getClassLoader)).toOption
       .exists(classOf[IndexTables4SparkTableProvider].isAssignableFrom)
   }
+
+  /** The same columns (names ignoring case, types ignoring nullability), in the same order. */
+  private def sameColumns(a: StructType, b: StructType): Boolean =
+    a.fieldNames.map(_.toLowerCase(Locale.ROOT)).sameElements(
+      b.fieldNames.map(_.toLowerCase(Locale.ROOT))) &&
+      DataType.equalsStructurally(a, b, ignoreNullability = true)
 
   private def locationOf(ct: CatalogTable): String = new Path(ct.location).toString
 
