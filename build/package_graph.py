@@ -2,8 +2,11 @@
 """Which package of the plugin's Scala sources uses which, and the cycles between them.
 
 A package is a top-level package under io.indextables.spark (io.indextables.spark.transaction.state
-belongs to `transaction`); files directly in io.indextables.spark form `(root)` and files in
-org.apache.spark.sql.indextables form `spark-bridge`. A file's package comes from its package
+belongs to `transaction`); files directly in io.indextables.spark form `(root)`, files in
+org.apache.spark.sql.indextables form `spark-bridge`, and files in other packages under
+io.indextables (upstream IndexTables' class names, such as
+io.indextables.provider.IndexTablesProvider, kept as thin subclasses of ours) form
+`upstream-aliases`. A file's package comes from its package
 clauses, chained ones included (`package io.indextables.spark` then `package transaction`).
 
 A file depends on a package when its code names it, comments and string literals aside:
@@ -42,8 +45,10 @@ from pathlib import Path
 
 ROOT_PKG = "io.indextables.spark"
 BRIDGE_PKG = "org.apache.spark.sql.indextables"
+ALIASES_PKG = "io.indextables"
 ROOT_NAME = "(root)"
 BRIDGE_NAME = "spark-bridge"
+ALIASES_NAME = "upstream-aliases"
 DEFAULT_SOURCES = Path(__file__).resolve().parent.parent / "jvm" / "src" / "main" / "scala"
 
 _IDENT = r"[A-Za-z_$][\w$]*"
@@ -204,6 +209,8 @@ def top_level(package: str) -> str | None:
         return ROOT_NAME
     if package.startswith(ROOT_PKG + "."):
         return package[len(ROOT_PKG) + 1 :].split(".")[0]
+    if package.startswith(ALIASES_PKG + "."):
+        return ALIASES_NAME
     return None
 
 

@@ -56,6 +56,7 @@ LAYERS: list[set[str]] = [
     {"core"},
     {"catalyst", "sql", "catalog"},
     {"extensions"},
+    {"upstream-aliases"},
 ]
 
 

@@ -29,12 +29,14 @@ from indextables.session import (
     configure_spark,
     jar_path,
 )
+from indextables.table import IndexTable
 
 install_exception_mapping()
 
 __all__ = [
     "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
+    "IndexTable",
     "SPARK_SETTINGS",
     "CommandSyntaxError",
     "ConcurrentCommitError",

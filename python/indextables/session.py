@@ -28,8 +28,8 @@ JAR_NAME: Final[str] = f"indextables-spark-assembly-{__version__}.jar"
 EXTENSIONS_CLASS: Final[str] = "io.indextables.spark.extensions.IndexTables4SparkExtensions"
 """The plugin's SparkSessionExtensions class (SQL `indexquery` and friends)."""
 
-CATALOG_CLASS: Final[str] = "io.indextables.spark.catalog.IndexTablesCatalog"
-"""The session catalog that resolves `indextables.`/path`` (DataSource V2 writes, SQL)."""
+CATALOG_CLASS: Final[str] = "io.indextables.spark.catalog.IndexTables4SparkCatalog"
+"""The session catalog: tables `USING indextables` by name, and `indextables.`/path``."""
 
 _CATALOG_KEY: Final[str] = "spark.sql.catalog.spark_catalog"
 

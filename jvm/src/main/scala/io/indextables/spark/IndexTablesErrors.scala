@@ -558,4 +558,78 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_INVALID_MERGE_WHERE",
       s"Cannot merge the splits of table $table where $predicate: $why. Nothing was merged.")
+
+  // Catalog
+
+  /** A table name that names no table (the path form is [[tableNotFound]]). */
+  def noSuchTable(name: String): IndexTablesException =
+    error(
+      "INDEXTABLES_TABLE_NOT_FOUND",
+      s"Table '$name' does not exist: no table or view of that name is in the catalog. " +
+        "Check SHOW TABLES, or create it with CREATE TABLE ... USING indextables."
+    )
+
+  /** CREATE TABLE gave a schema other than that of the table already at the location. */
+  def catalogSchemaMismatch(
+      name: String,
+      path: String,
+      given: DataType,
+      existing: DataType): IndexTablesException =
+    error(
+      "INDEXTABLES_CATALOG_SCHEMA_MISMATCH",
+      s"Cannot create table '$name': the IndexTables table at '$path' has the schema " +
+        s"${existing.simpleString}, not the given ${given.simpleString}. Leave out the " +
+        "columns to register the table as it is."
+    )
+
+  /** CREATE TABLE without columns at a location that holds no table. */
+  def catalogSchemaRequired(name: String, path: String): IndexTablesException =
+    error(
+      "INDEXTABLES_CATALOG_SCHEMA_REQUIRED",
+      s"Cannot create table '$name': it names no columns and '$path' holds no IndexTables " +
+        "table to take them from. Give the columns, or use CREATE TABLE ... AS SELECT."
+    )
+
+  /** CREATE TABLE or CTAS onto a location that holds a table it would overwrite. */
+  def catalogLocationHasTable(name: String, path: String): IndexTablesException =
+    error(
+      "INDEXTABLES_CATALOG_LOCATION_EXISTS",
+      s"Cannot create table '$name': '$path' already holds an IndexTables table. Register it " +
+        "with CREATE TABLE ... USING indextables LOCATION '<path>' (no columns, no AS SELECT), " +
+        "or use REPLACE TABLE."
+    )
+
+  /** REPLACE TABLE naming a location other than the table's. */
+  def replaceTableLocation(name: String, existing: String, given: String): IndexTablesException =
+    error(
+      "INDEXTABLES_REPLACE_LOCATION",
+      s"REPLACE TABLE '$name' cannot move the table from '$existing' to '$given': leave out " +
+        "LOCATION, or drop the table and create it at the new location."
+    )
+
+  /** An ALTER TABLE the catalog does not apply to IndexTables tables. */
+  def unsupportedTableChange(name: String, change: String): IndexTablesException =
+    error(
+      "INDEXTABLES_UNSUPPORTED_TABLE_CHANGE",
+      s"ALTER TABLE '$name': $change is not supported on IndexTables tables. SET and UNSET " +
+        "TBLPROPERTIES are; new columns come with an append given mergeSchema."
+    )
+
+  /** ALTER TABLE setting or removing how columns are indexed. */
+  def indexingPropertyAltered(name: String, key: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INDEXING_PROPERTY_ALTERED",
+      s"ALTER TABLE '$name' cannot change '$key': how a table indexes its columns is set when " +
+        "it is created or replaced (CREATE/REPLACE TABLE ... TBLPROPERTIES, or a whole-table " +
+        "overwrite with the option)."
+    )
+
+  /** A storage setting given as a table property: such settings are never recorded. */
+  def storagePropertyInTable(name: String, key: String): IndexTablesException =
+    error(
+      "INDEXTABLES_STORAGE_PROPERTY_IN_TABLE",
+      s"Table '$name' cannot record '$key' as a table property: storage settings and " +
+        "credentials are never stored in a table or the catalog. Set it in the session " +
+        "configuration (spark.conf.set) instead."
+    )
 }

@@ -17,12 +17,18 @@ import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.IndexQueryRegistry
 import io.indextables.spark.read.IndexTables4SparkScanBuilder
 import io.indextables.spark.schema.TableIndexSchema
-import io.indextables.spark.transaction.Snapshot
+import io.indextables.spark.transaction.{SchemaHash, Snapshot}
 import io.indextables.spark.write.IndexTables4SparkWriteBuilder
 
 /**
  * An IndexTables table at a path. Reads see the latest committed version; writes append or
  * replace it in one log commit. Created on the driver per query; not shared between threads.
+ *
+ * @param properties        the options the table was resolved with (`path`, file-system keys)
+ * @param catalogEntry      the name and properties the catalog gives a table it names
+ * @param definedProperties the table properties of a CREATE or REPLACE TABLE: the table-property
+ *                          layer of the write that creates or replaces the table, which records
+ *                          them in its metadata (see write.CommitActions)
  */
 class IndexTables4SparkTable(
     val tablePath: String,
@@ -30,7 +36,9 @@ class IndexTables4SparkTable(
     val requestedPartitionColumns: Seq[String],
     properties: Map[String, String],
     acceptsWrites: Boolean = false,
-    knownSnapshot: Option[Option[Snapshot]] = None)
+    knownSnapshot: Option[Option[Snapshot]] = None,
+    val catalogEntry: Option[CatalogEntry] = None,
+    val definedProperties: Map[String, String] = Map.empty)
     extends Table with SupportsRead with SupportsWrite {
 
   /**
@@ -44,14 +52,25 @@ class IndexTables4SparkTable(
   def indexSchema: TableIndexSchema = TableIndexing.ofTable(
     existingSnapshot.getOrElse(throw IndexTablesErrors.tableNotFound(tablePath)))
 
-  override def name(): String = s"indextables.`$tablePath`"
+  override def name(): String = catalogEntry.map(_.name).getOrElse(s"indextables.`$tablePath`")
 
   override def schema(): StructType = tableSchema
 
   override def partitioning(): Array[Transform] =
     requestedPartitionColumns.map(c => Expressions.identity(c): Transform).toArray
 
-  override def properties(): util.Map[String, String] = properties.asJava
+  /**
+   * A path table's options; a catalog table's properties as DESCRIBE TABLE EXTENDED and SHOW
+   * TBLPROPERTIES show them: those the table records in its metadata (the schema registry
+   * aside) and the catalog's (provider, location, owner, external).
+   */
+  override def properties(): util.Map[String, String] = catalogEntry match {
+    case None => properties.asJava
+    case Some(entry) =>
+      val recorded = existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty)
+        .filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix))
+      (recorded ++ entry.properties).asJava
+  }
 
   override def capabilities(): util.Set[TableCapability] =
     if (acceptsWrites) IndexTables4SparkTable.WriteCapabilities
@@ -62,7 +81,8 @@ class IndexTables4SparkTable(
     IndexTablesOptions(
       properties ++ options,
       TableLogResolver.sessionConf(SparkSession.active),
-      existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty))
+      existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty) ++ definedProperties
+    )
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     val readOptions = options.asCaseSensitiveMap().asScala.toMap
@@ -84,15 +104,24 @@ class IndexTables4SparkTable(
       requestedPartitionColumns,
       existingSnapshot,
       resolvedOptions,
-      info)
+      info,
+      definedProperties)
 }
+
+/**
+ * What the catalog knows of a table it names.
+ *
+ * @param name       its name, as Spark shows it (`spark_catalog.default.logs`)
+ * @param properties the catalog's own properties of it (provider, location, owner, external)
+ */
+final case class CatalogEntry(name: String, properties: Map[String, String])
 
 object IndexTables4SparkTable {
   val ReadCapabilities: util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
 
   /**
    * Only for the table objects the save path and the catalog build (see
-   * IndexTables4SparkTableProvider and catalog.IndexTablesCatalog).
+   * IndexTables4SparkTableProvider and catalog.IndexTables4SparkCatalog).
    */
   val WriteCapabilities: util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,

@@ -2,7 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, V2IndexQueryExpressionRule}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesInsertByPosition, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.IndexQueryFunctions
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
@@ -20,6 +20,7 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule { session =>
       V2IndexQueryExpressionRule(session, V2IndexQueryExpressionRule.Resolution)
     }
+    extensions.injectResolutionRule(IndexTablesInsertByPosition)
 
     // Optimizer
     extensions.injectOptimizerRule { session =>

@@ -129,6 +129,9 @@ final case class IndexingRequest(
 }
 
 object IndexingRequest {
+
+  /** The prefix of every key of how a table indexes its columns. */
+  val IndexingPrefix: String = "spark.indextables.indexing."
   val TypemapPrefix: String = "spark.indextables.indexing.typemap."
   val TokenizerPrefix: String = "spark.indextables.indexing.tokenizer."
   val FastFieldsKey: String = "spark.indextables.indexing.fastfields"

@@ -1,10 +1,11 @@
 package io.indextables.spark.write
 
-import java.util.UUID
+import java.util.{Locale, UUID}
 
 import org.apache.spark.sql.types.DataType
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.schema.IndexingRequest
 import io.indextables.spark.transaction._
 
 /** The actions of one write's commit, rebuilt from the latest snapshot on every retry. */
@@ -34,14 +35,17 @@ object CommitActions {
     val registry = withRefs.collect { case (a, Some(json)) =>
       SchemaHash.registryKey(a.docMappingRef.get) -> json
     }.toMap
-    val tableConfig = plan.indexSchema.indexingConfiguration
+    // The indexing keys as the resolved index schema records them, over the other properties.
+    val tableConfig = plan.tableProperties.filterNot(p => isIndexingKey(p._1)) ++
+      plan.indexSchema.indexingConfiguration
 
     val removes = removed.map(f =>
       RemoveAction(f.path, Some(now), dataChange = true, Some(f.partitionValues), Some(f.size)))
     val header = current match {
       case None => Seq(ProtocolAction.current, newMetadata(plan, tableConfig ++ registry, now))
       case Some(snap) if replacesTable =>
-        val kept = snap.metadata.configuration.filter(_._1.startsWith(SchemaHash.RegistryKeyPrefix))
+        // The schema registry and the table's other properties stay; the indexing is the new one.
+        val kept = snap.metadata.configuration.filterNot(p => isIndexingKey(p._1))
         Seq(snap.metadata.copy(
           schemaString = plan.writeSchema.json,
           partitionColumns = plan.indexSchema.partitionColumns,
@@ -61,6 +65,10 @@ object CommitActions {
     }
     header ++ removes ++ withRefs.map(_._1)
   }
+
+  /** A key of how the table indexes its columns (`spark.indextables.indexing.*`). */
+  def isIndexingKey(key: String): Boolean =
+    key.toLowerCase(Locale.ROOT).startsWith(IndexingRequest.IndexingPrefix)
 
   private def newMetadata(plan: WritePlan, configuration: Map[String, String], now: Long) =
     MetadataAction(

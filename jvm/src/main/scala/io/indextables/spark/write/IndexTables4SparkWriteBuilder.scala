@@ -27,6 +27,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param tableName        the table's name, for messages
  * @param existing         the table's latest snapshot, None for a new table
  * @param resolveOptions   the write's options resolved over the session and the table
+ * @param tableProperties  the properties a CREATE or REPLACE TABLE gives the table, recorded in
+ *                         its metadata when this write creates or replaces it
  */
 final class IndexTables4SparkWriteBuilder(
     tableName: String,
@@ -34,7 +36,8 @@ final class IndexTables4SparkWriteBuilder(
     requestedPartitionColumns: Seq[String],
     existing: Option[Snapshot],
     resolveOptions: Map[String, String] => IndexTablesOptions,
-    info: LogicalWriteInfo)
+    info: LogicalWriteInfo,
+    tableProperties: Map[String, String] = Map.empty)
     extends WriteBuilder with SupportsOverwrite with SupportsDynamicOverwrite {
   import IndexTables4SparkWriteBuilder._
 
@@ -230,7 +233,8 @@ final class IndexTables4SparkWriteBuilder(
       statsTruncateAt = opts.get(IndexTablesConf.StatsTruncationMaxLength),
       rowCheck = rowCheck,
       schemaChange = evolved,
-      optimized = optimized
+      optimized = optimized,
+      tableProperties = tableProperties
     )
     new IndexTables4SparkBatchWrite(
       tableName,

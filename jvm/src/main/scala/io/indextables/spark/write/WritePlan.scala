@@ -13,6 +13,9 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param rowCheck a predicate every written row must satisfy (replaceWhere), if any
  * @param schemaChange the columns this write adds to the table (mergeSchema), if any
  * @param optimized    how an optimized write asked Spark to shuffle its rows, if it is one
+ * @param tableProperties the properties a CREATE or REPLACE TABLE gives the table: recorded in
+ *                     its metadata by a write that creates or replaces it (the indexing keys
+ *                     among them as the resolved index schema records them)
  */
 final case class WritePlan(
     tablePath: String,
@@ -27,7 +30,8 @@ final case class WritePlan(
     statsTruncateAt: Int,
     rowCheck: Option[RowCheck] = None,
     schemaChange: Option[SchemaChange] = None,
-    optimized: Option[OptimizedWriteSpec] = None)
+    optimized: Option[OptimizedWriteSpec] = None,
+    tableProperties: Map[String, String] = Map.empty)
 
 /**
  * What an optimized write asked of Spark, for its commit record.

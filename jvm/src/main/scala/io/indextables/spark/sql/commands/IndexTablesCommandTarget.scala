@@ -1,15 +1,19 @@
 package io.indextables.spark.sql.commands
 
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2Relation}
-import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.{AnalysisException, Column, DataFrame, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
 import io.indextables.spark.read.IndexTables4SparkScan
 import io.indextables.spark.transaction.TransactionLog
 
-/** What a command names: a table path (`'<path>'`) or a table or view name (`<table>`). */
-sealed trait IndexTablesCommandTarget {
+/**
+ * What a command names: a table path (`'<path>'`) or a table or view name (`<table>`, resolved
+ * through the session's catalogs, IndexTables4SparkCatalog's tables included).
+ */
+sealed abstract class IndexTablesCommandTarget {
 
   /** The table's path; a name must resolve to exactly one IndexTables table. Driver side. */
   def resolvePath(spark: SparkSession): String
@@ -51,11 +55,15 @@ sealed trait IndexTablesCommandTarget {
     if (!log.exists) throw IndexTablesErrors.tableNotFound(path)
     log
   }
+
+  /** The target as a command's SQL names it: a quoted string or a quoted multi-part name. */
+  def sql: String
 }
 
 object IndexTablesCommandTarget {
   final case class TablePath(path: String) extends IndexTablesCommandTarget {
     override def resolvePath(spark: SparkSession): String = path
+    override def sql: String = "'" + path.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
     override def read(spark: SparkSession): DataFrame = {
       log(spark)
@@ -64,14 +72,25 @@ object IndexTablesCommandTarget {
   }
 
   final case class TableName(nameParts: Seq[String]) extends IndexTablesCommandTarget {
-    private def quoted: String = nameParts.map(p => s"`${p.replace("`", "``")}`").mkString(".")
+    override def sql: String = nameParts.map(p => s"`${p.replace("`", "``")}`").mkString(".")
 
-    override def read(spark: SparkSession): DataFrame = spark.table(quoted)
+    override def read(spark: SparkSession): DataFrame = {
+      resolvePath(spark)
+      spark.table(sql)
+    }
 
     override def toString: String = nameParts.mkString(".")
 
     override def resolvePath(spark: SparkSession): String = {
-      val tables = spark.table(quoted).queryExecution.analyzed.collect {
+      val plan =
+        try spark.table(sql).queryExecution.analyzed
+        catch {
+          case _: NoSuchTableException =>
+            throw IndexTablesErrors.noSuchTable(nameParts.mkString("."))
+          case e: AnalysisException if e.getErrorClass == "TABLE_OR_VIEW_NOT_FOUND" =>
+            throw IndexTablesErrors.noSuchTable(nameParts.mkString("."))
+        }
+      val tables = plan.collect {
         case r: DataSourceV2Relation if r.table.isInstanceOf[IndexTables4SparkTable] =>
           r.table.asInstanceOf[IndexTables4SparkTable].tablePath
       }.distinct
@@ -80,5 +99,22 @@ object IndexTablesCommandTarget {
         case _ => throw IndexTablesErrors.commandTargetNotIndexTables(nameParts.mkString("."))
       }
     }
+  }
+
+  /**
+   * The table at `path`, which must exist (for callers outside SQL, such as the Python
+   * `IndexTable`, which then issue the commands' SQL with [[IndexTablesCommandTarget.sql]]).
+   */
+  def forPath(spark: SparkSession, path: String): IndexTablesCommandTarget = {
+    val target = TablePath(path)
+    target.log(spark)
+    target
+  }
+
+  /** The table a name as SQL writes it (`db.logs`, `` `my table` ``) names; it must exist. */
+  def forName(spark: SparkSession, name: String): IndexTablesCommandTarget = {
+    val target = TableName(spark.sessionState.sqlParser.parseMultipartIdentifier(name))
+    target.log(spark)
+    target
   }
 }
