@@ -16,8 +16,11 @@ import io.indextables.spark.sql.parser.{IndexTablesSqlBaseLexer, IndexTablesSqlB
  */
 object IndexTablesCommandParser {
 
-  private val CommandStart =
-    """^(checkpoint|describe|desc)\s+(indextables|tantivy4spark)\b.*""".r
+  private val CommandStart = Seq(
+    """(checkpoint|describe|desc|drop|truncate)\s+(indextables|tantivy4spark)\b""",
+    """purge\s+(indextable|indextables|tantivy4spark)\b""",
+    """repair\s+indexfiles\b"""
+  ).mkString("^(", "|", ").*").r
 
   def isCommand(sqlText: String): Boolean = {
     val normalised = sqlText.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("--[^\n]*", " ")

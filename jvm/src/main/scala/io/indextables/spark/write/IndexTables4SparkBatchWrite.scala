@@ -12,6 +12,7 @@ import org.apache.spark.sql.{Column, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.SplitPruner
+import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
 /**
@@ -26,6 +27,7 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
  * @param base the table's snapshot when the write was planned (None for a new table)
  * @param log  the table's transaction log, with the write's settings (driver side)
  * @param fileSystemOptions the write's options that configure file access, for the rewrite's read
+ * @param settings the write's resolved settings, for purge-on-write after the commit
  */
 final class IndexTables4SparkBatchWrite(
     tableName: String,
@@ -33,7 +35,8 @@ final class IndexTables4SparkBatchWrite(
     mode: WriteMode,
     base: Option[Snapshot],
     log: TransactionLog,
-    fileSystemOptions: Map[String, String] = Map.empty) extends BatchWrite {
+    fileSystemOptions: Map[String, String] = Map.empty,
+    settings: IndexTablesOptions = IndexTablesOptions.Defaults) extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     new IndexTables4SparkDataWriterFactory(plan)
@@ -83,6 +86,7 @@ final class IndexTables4SparkBatchWrite(
         delete(kept)
         throw e
     }
+    PurgeOnWrite.afterWrite(log, settings)
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))
