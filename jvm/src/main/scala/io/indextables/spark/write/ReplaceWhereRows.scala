@@ -1,7 +1,7 @@
 package io.indextables.spark.write
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.optimizer.ConstantFolding
+import org.apache.spark.sql.catalyst.optimizer.{ConstantFolding, LikeSimplification}
 import org.apache.spark.sql.catalyst.expressions.{BindReferences, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter => FilterNode}
 import org.apache.spark.sql.functions.{lit, not}
@@ -55,8 +55,10 @@ object ReplaceWhereRows extends PredicateHelper {
       invalid: String => Exception): Seq[Filter] = {
     val condition =
       // Constant folding turns the analyzer's casts of literals (day = '2024-01-02' on a date
-      // column) into plain literals, as Spark's own pushdown sees them.
-      try ConstantFolding(empty(spark, schema).where(predicate).queryExecution.analyzed) match {
+      // column) into plain literals, and LIKE 'ab%' becomes a prefix match, as Spark's own
+      // pushdown sees them.
+      try LikeSimplification(
+          ConstantFolding(empty(spark, schema).where(predicate).queryExecution.analyzed)) match {
           case FilterNode(c, _) => c
           case other => throw new IllegalStateException(s"unexpected plan $other")
         }
