@@ -188,7 +188,7 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
 
     # With the log retention at 0 hours, version 0 goes (the checkpoint covers it), and with it
     # the last reference to v0's splits. Dry run first: nothing changes.
-    clause = "OLDER THAN 2 DAYS TRANSACTION LOG RETENTION 0 HOURS"
+    clause = "OLDER THAN 3 DAYS TRANSACTION LOG RETENTION 0 HOURS"
     metrics, files = _purge(
         spark, f"'{path}'", "OLDER THAN 1 DAYS TRANSACTION LOG RETENTION 0 HOURS DRY RUN"
     )
@@ -197,7 +197,7 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
     assert metrics["size_mb_deleted"] == pytest.approx(sum(s for _, s in expected) / 2**20)
     assert all(p.exists() for p in v0_splits | {orphan}) and _version_files(path) == [0, 1]
 
-    # Retention 2 days: the files are 48 hours old minus a little, so they stay.
+    # Retention 3 days: the files are 48 hours old, so they stay (the old version file goes).
     metrics, files = _purge(spark, f"'{path}'", clause)
     assert files == [] and metrics["orphaned_files_found"] == len(v0_splits) + 1
     metrics, files = _purge(

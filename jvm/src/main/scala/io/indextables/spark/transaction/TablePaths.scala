@@ -37,20 +37,9 @@ object TablePaths {
           root.getAuthority))
       val rootPath = root.getPath.stripSuffix("/") + "/"
       if (!sameFs || !uri.getPath.startsWith(rootPath) || uri.getPath.length <= rootPath.length) {
-        throw outside(s"it is an absolute path that does not lie below the table root")
+        throw outside("it is an absolute path that does not lie below the table root")
       }
       new Path(tableRoot, uri.getPath.substring(rootPath.length))
     }
-  }
-
-  /** Checks every path of `actions`, as [[resolve]] does; returns them unchanged. */
-  def checkAll(tableRoot: Path, actions: Seq[Action]): Seq[Action] = {
-    actions.foreach {
-      case a: AddAction => resolve(tableRoot, a.path, "add")
-      case r: RemoveAction => resolve(tableRoot, r.path, "remove")
-      case m: MergeSkipAction => resolve(tableRoot, m.path, "mergeskip")
-      case _ =>
-    }
-    actions
   }
 }
