@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, error_text, jvm, read_table, split_files, write_table
+from test_object_stores import Store, store  # noqa: F401 (the fixture, parametrized by store)
 
 TESTS_DIR = Path(__file__).resolve().parent
 DAY_S = 24 * 3600
@@ -547,3 +548,42 @@ def test_repair_keeps_only_the_splits_that_exist(spark: SparkSession, tmp_path: 
     shutil.move(str(target), str(Path(path) / LOG))
     jvm(spark).io.indextables.spark.transaction.TransactionLog.clearCache()
     assert_same_rows(read_table(spark, path), parts[0][0].unionByName(parts[2][0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# On S3 and Azure
+# ---------------------------------------------------------------------------------------------
+
+
+def test_purge_and_drop_partitions_on_object_stores(
+    spark: SparkSession,
+    store: Store,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """Object stores set modification times themselves, so this test turns the retention check
+    off and purges with OLDER THAN 0 HOURS (no write runs meanwhile): the listing and deleting
+    go through the store's LogStore, as they do at 24 hours on a real table."""
+    url = store.new_table("purged")
+    first = _rows(spark, 0, 600)
+    first.write.format("indextables").partitionBy("part").save(url)
+    dead = {k for k in store.keys(url) if k.endswith(".split")}
+    second = _rows(spark, 5_000, 600)
+    second.write.format("indextables").mode("overwrite").partitionBy("part").save(url)
+    spark.sql(f"CHECKPOINT INDEXTABLES '{url}'").collect()
+    live = {k for k in store.keys(url) if k.endswith(".split")} - dead
+    spark.conf.set("spark.indextables.purge.retentionCheckEnabled", "false")
+    try:
+        clause = "OLDER THAN 0 HOURS TRANSACTION LOG RETENTION 0 HOURS"
+        metrics, files = _purge(spark, f"'{url}'", clause + " DRY RUN")
+        assert {p for p, _ in files} == dead and metrics["tx_log_files_deleted"] == 1
+        assert dead <= set(store.keys(url))
+        metrics, files = _purge(spark, f"'{url}'", clause)
+    finally:
+        spark.conf.unset("spark.indextables.purge.retentionCheckEnabled")
+    assert metrics["status"] == "SUCCESS" and {p for p, _ in files} == dead
+    splits = {k for k in store.keys(url) if k.endswith(".split")}
+    assert splits == live and f"{LOG}/{0:020d}.json" not in store.keys(url)
+    assert_same_rows(spark.read.format("indextables").load(url), second)
+
+    (row,) = spark.sql(f"DROP INDEXTABLES PARTITIONS FROM '{url}' WHERE part > 1").collect()
+    assert row.partitions_dropped == 1
+    assert_same_rows(spark.read.format("indextables").load(url), second.filter("part <= 1"))
