@@ -51,6 +51,7 @@ LAYERS: list[set[str]] = [
     {"storage"},
     {"transaction", "schema"},
     {"config", "filters"},
+    {"purge"},
     {"merge"},
     {"read", "write", "expressions"},
     {"core"},

@@ -195,6 +195,20 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_SPLIT_UNREADABLE": CorruptTableError,
         "INDEXTABLES_STORAGE_NOT_FOUND": StorageError,
         "INDEXTABLES_STORAGE_REQUEST_FAILED": StorageError,
+        "INDEXTABLES_PATH_OUTSIDE_TABLE": CorruptTableError,
+        "INDEXTABLES_CATALOG_LOCATION_EXISTS": TableExistsError,
+        "INDEXTABLES_CATALOG_SCHEMA_MISMATCH": SchemaMismatchError,
+        "INDEXTABLES_CATALOG_SCHEMA_REQUIRED": SchemaMismatchError,
+        "INDEXTABLES_INVALID_MERGE_OPTION": InvalidOptionError,
+        "INDEXTABLES_INVALID_MERGE_WHERE": InvalidOptionError,
+        "INDEXTABLES_MERGE_WHERE_NOT_PARTITION": InvalidOptionError,
+        "INDEXTABLES_INVALID_DROP_PARTITIONS": InvalidOptionError,
+        "INDEXTABLES_INVALID_REPAIR": InvalidOptionError,
+        "INDEXTABLES_PURGE_RETENTION_TOO_SHORT": InvalidOptionError,
+        "INDEXTABLES_INDEXING_PROPERTY_ALTERED": InvalidOptionError,
+        "INDEXTABLES_STORAGE_PROPERTY_IN_TABLE": InvalidOptionError,
+        "INDEXTABLES_REPLACE_LOCATION": InvalidOptionError,
+        "INDEXTABLES_UNSUPPORTED_TABLE_CHANGE": UnsupportedTypeError,
     }
 )
 

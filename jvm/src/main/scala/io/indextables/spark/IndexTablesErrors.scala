@@ -632,4 +632,41 @@ object IndexTablesErrors {
         "credentials are never stored in a table or the catalog. Set it in the session " +
         "configuration (spark.conf.set) instead."
     )
+
+  // Paths and maintenance commands
+
+  /** A path taken from the log (`action`'s) resolves outside the table root. */
+  def pathOutsideTable(tableRoot: Path, action: String, path: String, why: String)
+      : TransactionLogException =
+    logError(
+      "INDEXTABLES_PATH_OUTSIDE_TABLE",
+      s"The log of $tableRoot holds a $action action whose path '$path' lies outside the " +
+        s"table ($why). Split paths are relative to the table root; nothing is read or " +
+        "deleted outside it. The log is corrupt or was crafted: repair it with REPAIR " +
+        "INDEXFILES TRANSACTION LOG."
+    )
+
+  /** A PURGE retention below the minimum, with the safety check on. */
+  def purgeRetentionTooShort(what: String, hours: Long, minimum: Long): IndexTablesException =
+    error(
+      "INDEXTABLES_PURGE_RETENTION_TOO_SHORT",
+      s"PURGE $what of $hours hours is below the minimum of $minimum hours: files of writes " +
+        "still in flight could be deleted. Give a longer retention, or set " +
+        "spark.indextables.purge.retentionCheckEnabled=false if no write can be running."
+    )
+
+  /** DROP PARTITIONS with a predicate it cannot use. */
+  def invalidDropPartitions(table: String, predicate: String, why: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_DROP_PARTITIONS",
+      s"DROP INDEXTABLES PARTITIONS FROM $table WHERE $predicate: $why."
+    )
+
+  /** REPAIR INDEXFILES with a source or target it cannot use. */
+  def invalidRepair(source: String, target: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_REPAIR",
+      s"REPAIR INDEXFILES TRANSACTION LOG '$source' AT LOCATION '$target': $why."
+    )
 }

@@ -315,6 +315,61 @@ object IndexTablesConf {
     "Hours a version file that a checkpoint covers is kept.",
     min = 0L)
 
+  // PURGE INDEXTABLE and purge-on-write (upstream's names and defaults)
+
+  val PurgeDefaultRetentionHours: ConfEntry[Long] = long(
+    "spark.indextables.purge.defaultRetentionHours",
+    168L,
+    "Hours an unreferenced split file is kept when PURGE has no OLDER THAN clause.",
+    min = 0L)
+
+  val PurgeMinRetentionHours: ConfEntry[Long] = long(
+    "spark.indextables.purge.minRetentionHours",
+    24L,
+    "The shortest split retention PURGE accepts while purge.retentionCheckEnabled is true.",
+    min = 0L)
+
+  val PurgeRetentionCheckEnabled: ConfEntry[Boolean] = boolean(
+    "spark.indextables.purge.retentionCheckEnabled",
+    true,
+    "Whether a split retention below purge.minRetentionHours is an error (it could delete " +
+      "the splits of a write still in flight)."
+  )
+
+  val PurgeMaxFilesToDelete: ConfEntry[Long] = long(
+    "spark.indextables.purge.maxFilesToDelete",
+    1000000L,
+    "Most split files one PURGE deletes (the oldest first); the next run takes the rest.",
+    min = 1L)
+
+  val PurgeOnWriteEnabled: ConfEntry[Boolean] = boolean(
+    "spark.indextables.purgeOnWrite.enabled",
+    false,
+    "Whether writes purge the table after they commit (see purgeOnWrite.triggerAfterWrites).")
+
+  val PurgeOnWriteTriggerAfterMerge: ConfEntry[Boolean] = boolean(
+    "spark.indextables.purgeOnWrite.triggerAfterMerge",
+    true,
+    "Whether a merge-on-write purges the table after it commits.")
+
+  val PurgeOnWriteTriggerAfterWrites: ConfEntry[Int] = int(
+    "spark.indextables.purgeOnWrite.triggerAfterWrites",
+    0,
+    "Purge after every this many writes to a table from this driver (0: never).",
+    min = 0)
+
+  val PurgeOnWriteSplitRetentionHours: ConfEntry[Long] = long(
+    "spark.indextables.purgeOnWrite.splitRetentionHours",
+    168L,
+    "Split retention of a purge-on-write (the minimum check applies as to PURGE).",
+    min = 0L)
+
+  val PurgeOnWriteTxLogRetentionHours: ConfEntry[Long] = long(
+    "spark.indextables.purgeOnWrite.txLogRetentionHours",
+    720L,
+    "Version-file retention of a purge-on-write.",
+    min = 0L)
+
   val StateRetentionVersions: ConfEntry[Int] = int(
     "spark.indextables.state.retention.versions",
     2,
@@ -569,6 +624,15 @@ object IndexTablesConf {
     CompactionMaxManifests,
     SchemaRenormalizeThreshold,
     TxLogRetentionHours,
+    PurgeDefaultRetentionHours,
+    PurgeMinRetentionHours,
+    PurgeRetentionCheckEnabled,
+    PurgeMaxFilesToDelete,
+    PurgeOnWriteEnabled,
+    PurgeOnWriteTriggerAfterMerge,
+    PurgeOnWriteTriggerAfterWrites,
+    PurgeOnWriteSplitRetentionHours,
+    PurgeOnWriteTxLogRetentionHours,
     StateRetentionVersions,
     StateRetentionHours,
     MinManifestAgeHours,

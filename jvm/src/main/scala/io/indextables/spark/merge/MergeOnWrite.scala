@@ -92,14 +92,16 @@ object MergeOnWrite {
 
   /**
    * Starts a merge of the table behind `log` when it holds enough small splits; returns the job
-   * started, if any. Never throws: merge on write must not fail a write that committed.
+   * started, if any. `afterMerge` runs once the merge has committed (purge on write's
+   * `triggerAfterMerge`). Never throws: merge on write must not fail a write that committed.
    */
   def afterCommit(
       spark: SparkSession,
       log: TransactionLog,
       hadoopConf: Configuration,
       committedVersion: Long,
-      settings: MergeOnWriteSettings): Option[MergeJob] =
+      settings: MergeOnWriteSettings,
+      afterMerge: () => Unit = () => ()): Option[MergeJob] =
     try {
       val request = MergeRequest(settings.targetSize, None, settings.merge.maxSourceSplitsPerMerge)
       val snapshot = log.snapshot()
@@ -107,7 +109,8 @@ object MergeOnWrite {
       val threshold = settings.threshold(spark.sparkContext.defaultParallelism)
       if (groups.size < threshold) None
       else reserve(log.tablePath.toString, committedVersion, groups.size, settings).map { job =>
-        val work: Runnable = () => runJob(spark, log, hadoopConf, request, settings, job)
+        val work: Runnable =
+          () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
         if (settings.async) pool.submit(work) else work.run()
         job
       }
@@ -143,7 +146,8 @@ object MergeOnWrite {
       hadoopConf: Configuration,
       request: MergeRequest,
       settings: MergeOnWriteSettings,
-      job: MergeJob): Unit = {
+      job: MergeJob,
+      afterMerge: () => Unit): Unit = {
     val finished =
       try {
         val result = MergeExecutor.run(
@@ -169,6 +173,13 @@ object MergeOnWrite {
     synchronized {
       running -= job.tablePath
       record(finished)
+    }
+    if (finished.status == "COMPLETED") {
+      try afterMerge()
+      catch {
+        case e: Exception =>
+          logger.warn(s"After the merge on write of ${job.tablePath}: ${e.getMessage}", e)
+      }
     }
   }
 

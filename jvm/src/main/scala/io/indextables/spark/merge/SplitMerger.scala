@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.CombinedStatistics
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
+import io.indextables.spark.transaction.TablePaths
 import io.indextables.spark.transaction.AddAction
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
@@ -77,7 +78,7 @@ object SplitMerger {
     try {
       // tantivy4java reads local files and S3 itself; other stores' splits are copied first.
       val inputs = group.sources.map { s =>
-        val p = new Path(root, s.path)
+        val p = TablePaths.resolve(root, s.path)
         if (LogStore.isLocal(p)) new File(p.toUri.getPath).getPath
         else if (LogStore.isS3(p)) S3Access.url(p)
         else store.localCopy(p, s"$p#${s.size}", LocalSplitCache.Settings(conf)).getPath

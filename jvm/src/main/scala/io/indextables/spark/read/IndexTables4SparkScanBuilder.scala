@@ -11,7 +11,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
-import io.indextables.spark.transaction.{AddAction, Snapshot}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
 
@@ -236,6 +236,8 @@ final class IndexTables4SparkScanBuilder(
       )
     }
     val splits = kept.map { a =>
+      // A path outside the table fails here, on the driver, before any task starts.
+      TablePaths.resolve(snapshot.tablePath, a.path)
       SplitInputPartition(
         a.path,
         a.partitionValues,

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
+import io.indextables.spark.transaction.TablePaths
 import io.indextables.spark.util.BoundedCache
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
@@ -70,7 +71,7 @@ object SplitSearchEngine {
    */
   def check(plan: ReadPlan, split: SplitInputPartition): CheckedSplit = {
     val conf = plan.hadoopConf.value
-    val p = new Path(new Path(plan.tablePath), split.path)
+    val p = TablePaths.resolve(LogStore.qualify(new Path(plan.tablePath), conf), split.path)
     val store = LogStore.forPath(p, conf)
     val identity =
       SplitFileCheck.verify(store, p, split.size, split.footerStartOffset, split.footerEndOffset)

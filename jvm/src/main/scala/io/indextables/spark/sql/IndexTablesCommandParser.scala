@@ -16,8 +16,12 @@ import io.indextables.spark.sql.parser.{IndexTablesSqlBaseLexer, IndexTablesSqlB
  */
 object IndexTablesCommandParser {
 
-  private val CommandStart =
-    """^((checkpoint|compact|describe|desc|flush|invalidate|prewarm)\s+(indextables|tantivy4spark)\b|merge\s+splits\b).*""".r
+  private val CommandStart = Seq(
+    """(checkpoint|compact|describe|desc|drop|truncate|flush|invalidate|prewarm)\s+(indextables|tantivy4spark)\b""",
+    """purge\s+(indextable|indextables|tantivy4spark)\b""",
+    """repair\s+indexfiles\b""",
+    """merge\s+splits\b"""
+  ).mkString("^(", "|", ").*").r
 
   def isCommand(sqlText: String): Boolean = {
     val normalised = sqlText.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("--[^\n]*", " ")

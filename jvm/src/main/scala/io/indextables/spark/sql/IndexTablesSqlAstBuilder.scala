@@ -85,6 +85,37 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
   override def visitDescribeHistory(ctx: DescribeHistoryContext): LogicalPlan =
     DescribeIndexTablesHistoryCommand(target(ctx.target()))
 
+  override def visitPurgeIndexTable(ctx: PurgeIndexTableContext): LogicalPlan =
+    PurgeIndexTableCommand(
+      target(ctx.target()),
+      Option(ctx.olderThan).map(n => hours(n.getText, ctx.olderUnit)),
+      Option(ctx.logRetention).map(n => hours(n.getText, ctx.logUnit)),
+      dryRun = ctx.DRY() != null
+    )
+
+  override def visitDropPartitions(ctx: DropPartitionsContext): LogicalPlan =
+    DropPartitionsCommand(target(ctx.target()), Option(ctx.predicate()).map(text))
+
+  override def visitTruncateTimeTravel(ctx: TruncateTimeTravelContext): LogicalPlan =
+    TruncateTimeTravelCommand(target(ctx.target()), dryRun = ctx.DRY() != null)
+
+  override def visitRepairIndexFiles(ctx: RepairIndexFilesContext): LogicalPlan =
+    RepairIndexFilesCommand(
+      IndexTablesSqlAstBuilder.unquote(ctx.source.getText),
+      IndexTablesSqlAstBuilder.unquote(ctx.destination.getText))
+
+  /** `n DAYS | HOURS` in hours. */
+  private def hours(n: String, unit: TimeUnitContext): Long = {
+    val value = BigInt(n)
+    val h = if (unit.DAYS() != null) value * 24 else value
+    if (!h.isValidLong) throw new NumberFormatException(s"$n ${unit.getText} is too long")
+    h.toLong
+  }
+
+  /** The text of `ctx` as written, whitespace and comments included. */
+  private def text(ctx: ParserRuleContext): String =
+    ctx.start.getInputStream.getText(Interval.of(ctx.start.getStartIndex, ctx.stop.getStopIndex))
+
   private def target(ctx: TargetContext): IndexTablesCommandTarget = ctx match {
     case p: PathTargetContext =>
       IndexTablesCommandTarget.TablePath(IndexTablesSqlAstBuilder.unquote(p.path.getText))

@@ -22,28 +22,78 @@ object LogRetention {
   private val logger = LoggerFactory.getLogger(getClass)
   private val HourMs = 3600L * 1000L
 
-  /** What one cleanup removed. */
+  /** What one cleanup removed (or, planned only, would remove). */
   final case class Result(versionFiles: Seq[Long], stateDirs: Seq[String], manifests: Seq[String])
 
+  /**
+   * What a cleanup would remove, nothing deleted yet: the versions, state directories and
+   * manifests, with their paths. `txLogRetentionHours` overrides the log's setting (PURGE's
+   * TRANSACTION LOG RETENTION clause).
+   */
+  final case class Plan(
+      versionFiles: Seq[Long],
+      stateDirs: Seq[Path],
+      manifests: Seq[Path],
+      checkpointFiles: Seq[Path] = Nil) {
+    def result: Result = Result(versionFiles, stateDirs.map(_.getName), manifests.map(_.getName))
+    def isEmpty: Boolean =
+      versionFiles.isEmpty && stateDirs.isEmpty && manifests.isEmpty && checkpointFiles.isEmpty
+  }
+
+  // A JSON checkpoint file: single (<v>.checkpoint.json), a multi-part manifest or a part.
+  private val JsonCheckpointFile = """^(\d{20})\.checkpoint(\.[0-9a-f]+\.\d{5})?\.json$""".r
+
+  /**
+   * What TRUNCATE TIME TRAVEL removes once a checkpoint of `version` exists: every version file
+   * before it, every JSON checkpoint file before it, and every Avro state directory before it
+   * that the state of `version` does not read manifests from. Whatever their age.
+   */
+  def truncatePlan(log: TransactionLog, version: Long): Plan = {
+    val store = log.store
+    val logPath = log.logPath
+    val versions = log.listVersions().filter(_ < version)
+    val kept = LastCheckpoint.stateDirName(version)
+    val used: Set[String] =
+      if (!store.exists(new Path(new Path(logPath, kept), AvroStateReader.ManifestFileName)))
+        Set.empty
+      else AvroStateReader.readManifest(store, logPath, kept).manifests.map { m =>
+        AvroStateReader.resolveManifestPath(logPath, kept, m.path).toUri.getPath
+      }.toSet
+    val stateDirs = store.listDirectories(logPath).filter { d =>
+      LastCheckpoint.versionOfStateDir(d.getName).exists(_ < version) && {
+        val prefix = d.toUri.getPath.stripSuffix("/") + "/"
+        !used.exists(_.startsWith(prefix))
+      }
+    }
+    val checkpoints = store.list(logPath).filter { p =>
+      p.getName match {
+        case JsonCheckpointFile(v, _) => v.toLong < version
+        case _ => false
+      }
+    }
+    Plan(versions, stateDirs, Nil, checkpoints)
+  }
+
   def cleanup(log: TransactionLog, now: Long = System.currentTimeMillis()): Result = {
+    val p = plan(log, now)
+    apply(log, p)
+    p.result
+  }
+
+  def plan(
+      log: TransactionLog,
+      now: Long,
+      txLogRetentionHours: Option[Long] = None): Plan = {
     val store = log.store
     val logPath = log.logPath
     val settings = log.settings
-    val pointer = log.lastCheckpoint().getOrElse(return Result(Nil, Nil, Nil))
-    val logCutoff = now - settings.txLogRetentionHours * HourMs
+    val pointer = log.lastCheckpoint().getOrElse(return Plan(Nil, Nil, Nil))
+    val logCutoff = now - txLogRetentionHours.getOrElse(settings.txLogRetentionHours) * HourMs
     val stateCutoff = now - settings.stateRetentionHours * HourMs
     val manifestCutoff = now - settings.minManifestAgeHours * HourMs
 
     val versions = log.listVersions().filter(_ < pointer.version).filter { v =>
       store.modificationTime(VersionFiles.path(logPath, v)) < logCutoff
-    }
-    versions.foreach { v =>
-      store.delete(VersionFiles.path(logPath, v))
-      store.delete(new Path(logPath, s".${VersionFiles.fileName(v)}.crc"))
-      store.delete(CommitInfo.path(logPath, v))
-      store.delete(new Path(
-        new Path(logPath, CommitInfo.DirName),
-        s".${VersionFiles.fileName(v)}.crc"))
     }
 
     val pointed = pointer.stateDir.filter(_ => pointer.isAvroState)
@@ -57,10 +107,6 @@ object LogRetention {
       LastCheckpoint.versionOfStateDir(d.getName).exists(_ > pointer.version) ||
       store.modificationTime(new Path(d, AvroStateReader.ManifestFileName)) >= stateCutoff
     }
-    expired.foreach { d =>
-      store.list(d).foreach(store.delete)
-      store.delete(d)
-    }
 
     val reachable = retained.flatMap { d =>
       try {
@@ -69,7 +115,7 @@ object LogRetention {
         }
       } catch {
         // A state we cannot read may reference anything: collect nothing this time.
-        case NonFatal(_) => return Result(versions, expired.map(_.getName), Nil)
+        case NonFatal(_) => return Plan(versions, expired, Nil)
       }
     }.toSet
     val manifestDir = new Path(logPath, AvroStateReader.SharedManifestDir)
@@ -77,15 +123,36 @@ object LogRetention {
       .filter(p => p.getName.startsWith("manifest-") && p.getName.endsWith(".avro"))
       .filterNot(p => reachable.contains(p.toUri.getPath))
       .filter(p => store.modificationTime(p) < manifestCutoff)
-    orphans.foreach { p =>
+    Plan(versions, expired, orphans)
+  }
+
+  /** Deletes what `plan` lists. */
+  def apply(log: TransactionLog, plan: Plan): Unit = {
+    val store = log.store
+    val logPath = log.logPath
+    plan.versionFiles.foreach { v =>
+      store.delete(VersionFiles.path(logPath, v))
+      store.delete(new Path(logPath, s".${VersionFiles.fileName(v)}.crc"))
+      store.delete(CommitInfo.path(logPath, v))
+      store.delete(new Path(
+        new Path(logPath, CommitInfo.DirName),
+        s".${VersionFiles.fileName(v)}.crc"))
+    }
+    plan.stateDirs.foreach { d =>
+      // The state's own manifest first: a directory half deleted is then no state at all.
+      val (own, rest) = store.list(d).partition(_.getName == AvroStateReader.ManifestFileName)
+      (own ++ rest).foreach(store.delete)
+      store.delete(d)
+    }
+    plan.checkpointFiles.foreach(store.delete)
+    val manifestDir = new Path(logPath, AvroStateReader.SharedManifestDir)
+    plan.manifests.foreach { p =>
       store.delete(p)
       store.delete(new Path(manifestDir, s".${p.getName}.crc"))
     }
-    val result = Result(versions, expired.map(_.getName), orphans.map(_.getName))
-    if (versions.nonEmpty || expired.nonEmpty || orphans.nonEmpty) {
-      logger.info(s"Retention on ${log.tablePath}: removed ${versions.size} version files, " +
-        s"${expired.size} states and ${orphans.size} orphaned manifests")
+    if (!plan.isEmpty) {
+      logger.info(s"Retention on ${log.tablePath}: removed ${plan.versionFiles.size} version " +
+        s"files, ${plan.stateDirs.size} states and ${plan.manifests.size} orphaned manifests")
     }
-    result
   }
 }

@@ -37,6 +37,18 @@ final class TransactionLog private (
 
   private def cached: Option[Snapshot] = shared.cached
 
+  /**
+   * The store of the table's files (splits included). Maintenance commands list and delete
+   * splits through it; paths taken from the log must go through [[TablePaths.resolve]] first.
+   */
+  def tableStore: LogStore = store
+
+  /** The versions of every checkpoint on storage (JSON or Avro state), ascending. */
+  def checkpointVersions(): Seq[Long] = listCheckpoints().map(_.version)
+
+  /** The version `_last_checkpoint` names, if the pointer exists and can be read. */
+  def lastCheckpointVersion: Option[Long] = lastCheckpoint().map(_.version)
+
   /** True when the table has been created: version 0 or a checkpoint pointer exists. */
   def exists: Boolean =
     store.exists(VersionFiles.path(logPath, 0)) || store.exists(lastCheckpointPath)

@@ -13,6 +13,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.merge.{MergeOnWrite, MergeOnWriteSettings}
+import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
 /**
@@ -29,6 +30,7 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
  * @param fileSystemOptions the write's options that configure file access, for the rewrite's read
  * @param mergeOnWrite      merge on write's settings, when it is enabled: once committed, the
  *                          write may start a merge of the table's small splits ([[MergeOnWrite]])
+ * @param settings the write's resolved settings, for purge-on-write after the commit
  */
 final class IndexTables4SparkBatchWrite(
     tableName: String,
@@ -37,7 +39,8 @@ final class IndexTables4SparkBatchWrite(
     base: Option[Snapshot],
     log: TransactionLog,
     fileSystemOptions: Map[String, String] = Map.empty,
-    mergeOnWrite: Option[MergeOnWriteSettings] = None) extends BatchWrite {
+    mergeOnWrite: Option[MergeOnWriteSettings] = None,
+    settings: IndexTablesOptions = IndexTablesOptions.Defaults) extends BatchWrite {
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
     new IndexTables4SparkDataWriterFactory(plan)
@@ -92,8 +95,15 @@ final class IndexTables4SparkBatchWrite(
           delete(kept)
           throw e
       }
-    mergeOnWrite.foreach(settings =>
-      MergeOnWrite.afterCommit(SparkSession.active, log, plan.hadoopConf.value, version, settings))
+    PurgeOnWrite.afterWrite(log, settings)
+    mergeOnWrite.foreach(merge =>
+      MergeOnWrite.afterCommit(
+        SparkSession.active,
+        log,
+        plan.hadoopConf.value,
+        version,
+        merge,
+        () => PurgeOnWrite.afterMerge(log, settings)))
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))

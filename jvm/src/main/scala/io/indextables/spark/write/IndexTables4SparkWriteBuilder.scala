@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
+import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
 import io.indextables.spark.transaction.{Snapshot, TransactionLog}
 import io.indextables.spark.merge.MergeOnWriteSettings
@@ -188,6 +189,7 @@ final class IndexTables4SparkWriteBuilder(
     val writeOptions = info.options().asCaseSensitiveMap().asScala.toMap
     val opts = resolveOptions(writeOptions)
     IndexTablesOptions.checkWriteOptions(writeOptions, opts)
+    PurgeOnWrite.validate(opts)
     val dataSchema = info.schema()
     val mode = writeMode(spark, writeOptions)
     // Only a whole-table overwrite may change the table's schema, partitioning and indexing.
@@ -243,7 +245,8 @@ final class IndexTables4SparkWriteBuilder(
       existing,
       TransactionLog.forTable(tablePath, hadoopConf, opts.logSettings, opts.fileSystemOptions),
       opts.fileSystemOptions,
-      MergeOnWriteSettings.of(opts)
+      MergeOnWriteSettings.of(opts),
+      opts
     )
   }
 

@@ -1,7 +1,7 @@
 package io.indextables.spark.write
 
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.optimizer.ConstantFolding
+import org.apache.spark.sql.catalyst.optimizer.{ConstantFolding, LikeSimplification}
 import org.apache.spark.sql.catalyst.expressions.{BindReferences, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter => FilterNode}
 import org.apache.spark.sql.functions.{lit, not}
@@ -29,27 +29,47 @@ object ReplaceWhereRows extends PredicateHelper {
       spark: SparkSession,
       table: String,
       predicate: String,
-      schema: StructType): WriteMode.ReplaceWhere = {
+      schema: StructType): WriteMode.ReplaceWhere =
+    WriteMode.ReplaceWhere(
+      predicate,
+      filters(
+        spark,
+        predicate,
+        schema,
+        why =>
+          IndexTablesErrors.invalidReplaceWhere(
+            table,
+            predicate,
+            why)))
+
+  /**
+   * The SQL predicate `predicate` on a table of `schema` as Spark filters, one per conjunct,
+   * with typed literals (the analyzer casts them to the column's type). Fails with
+   * `invalid(why)` when it does not parse, names an unknown column, or has a conjunct that is
+   * not a comparison, IN, null check or string match of columns with literals.
+   */
+  def filters(
+      spark: SparkSession,
+      predicate: String,
+      schema: StructType,
+      invalid: String => Exception): Seq[Filter] = {
     val condition =
       // Constant folding turns the analyzer's casts of literals (day = '2024-01-02' on a date
-      // column) into plain literals, as Spark's own pushdown sees them.
-      try ConstantFolding(empty(spark, schema).where(predicate).queryExecution.analyzed) match {
+      // column) into plain literals, and LIKE 'ab%' becomes a prefix match, as Spark's own
+      // pushdown sees them.
+      try LikeSimplification(
+          ConstantFolding(empty(spark, schema).where(predicate).queryExecution.analyzed)) match {
           case FilterNode(c, _) => c
           case other => throw new IllegalStateException(s"unexpected plan $other")
         }
       catch {
-        case e: org.apache.spark.sql.AnalysisException =>
-          throw IndexTablesErrors.invalidReplaceWhere(table, predicate, e.getSimpleMessage)
+        case e: org.apache.spark.sql.AnalysisException => throw invalid(e.getSimpleMessage)
       }
-    val filters = splitConjunctivePredicates(condition).map { c =>
-      SparkFilterBridge.translateFilter(c).getOrElse(throw IndexTablesErrors.invalidReplaceWhere(
-        table,
-        predicate,
+    splitConjunctivePredicates(condition).map { c =>
+      SparkFilterBridge.translateFilter(c).getOrElse(throw invalid(
         s"'${c.sql}' is not a comparison, IN, null check or string match of columns with " +
-          "literals, so the splits it touches cannot be found"
-      ))
+          "literals, so the splits it touches cannot be found"))
     }
-    WriteMode.ReplaceWhere(predicate, filters)
   }
 
   /** The conjunction of `filters` as a column (TRUE, FALSE or NULL per row). */

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction.TablePaths
 
 /**
  * Publishes finished local splits in the table directory, under their Hive-style partition
@@ -29,7 +30,7 @@ final class SplitUploader(plan: WritePlan) {
   }
 
   def delete(relative: String): Unit = {
-    try store.delete(new Path(tableRoot, relative))
+    try store.delete(TablePaths.resolve(tableRoot, relative))
     catch { case _: Exception => }
   }
 }

@@ -70,4 +70,40 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
     // Spark's MERGE INTO is not ours.
     assert(!IndexTablesCommandParser.isCommand("MERGE INTO t USING s ON t.id = s.id"))
   }
+
+  test("PURGE, DROP PARTITIONS, TRUNCATE TIME TRAVEL and REPAIR, as upstream writes them") {
+    for (kw <- Seq("INDEXTABLE", "indextables", "TANTIVY4SPARK")) {
+      assert(parser.parsePlan(s"PURGE $kw '/t'") ==
+        PurgeIndexTableCommand(TablePath("/t"), None, None, dryRun = false))
+    }
+    assert(parser.parsePlan(
+      "purge indextable db.logs older than 7 days transaction log retention 36 hours dry run;") ==
+      PurgeIndexTableCommand(TableName(Seq("db", "logs")), Some(168L), Some(36L), dryRun = true))
+    assert(parser.parsePlan("PURGE INDEXTABLE '/t' TRANSACTION LOG RETENTION 2 DAYS") ==
+      PurgeIndexTableCommand(TablePath("/t"), None, Some(48L), dryRun = false))
+    // The predicate is handed on as written, comments and spacing included.
+    assert(parser.parsePlan(
+      "DROP TANTIVY4SPARK PARTITIONS FROM logs WHERE hour > 9 AND  day = '2024-01-01' ;") ==
+      DropPartitionsCommand(TableName(Seq("logs")), Some("hour > 9 AND  day = '2024-01-01'")))
+    assert(parser.parsePlan("DROP INDEXTABLES PARTITIONS FROM '/t'") ==
+      DropPartitionsCommand(TablePath("/t"), None))
+    assert(parser.parsePlan("TRUNCATE INDEXTABLES TIME TRAVEL '/t' DRY RUN") ==
+      TruncateTimeTravelCommand(TablePath("/t"), dryRun = true))
+    assert(parser.parsePlan("truncate tantivy4spark time travel `time`") ==
+      TruncateTimeTravelCommand(TableName(Seq("time")), dryRun = false))
+    assert(parser.parsePlan("REPAIR INDEXFILES TRANSACTION LOG '/t/_transaction_log' " +
+      "AT LOCATION '/t/_repaired'") == RepairIndexFilesCommand(
+      "/t/_transaction_log",
+      "/t/_repaired"))
+    intercept[IndexTablesException](parser.parsePlan("PURGE INDEXTABLE '/t' OLDER THAN 2 WEEKS"))
+    intercept[IndexTablesException](parser.parsePlan("PURGE INDEXTABLE '/t' OLDER THAN x DAYS"))
+    intercept[IndexTablesException](parser.parsePlan("REPAIR INDEXFILES TRANSACTION LOG '/t'"))
+  }
+
+  test("Spark's own DROP and TRUNCATE statements still go to Spark") {
+    assert(!IndexTablesCommandParser.isCommand("DROP TABLE indextables"))
+    assert(!IndexTablesCommandParser.isCommand("TRUNCATE TABLE t"))
+    assert(!IndexTablesCommandParser.isCommand("DROP VIEW purge"))
+    assert(IndexTablesCommandParser.isCommand("  drop\n IndexTables partitions from t where a=1"))
+  }
 }

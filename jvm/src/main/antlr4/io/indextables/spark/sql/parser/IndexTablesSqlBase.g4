@@ -37,6 +37,24 @@ statement
         (ON FIELDS '(' fields=identifierList ')')?
         (WITH PERWORKER PARALLELISM OF parallelism=INTEGER_VALUE)?
         (WHERE where=predicateToken)?                      #prewarmCache
+    | PURGE (INDEXTABLE | indexTables) target
+        (OLDER THAN olderThan=INTEGER_VALUE olderUnit=timeUnit)?
+        (TRANSACTION LOG RETENTION logRetention=INTEGER_VALUE logUnit=timeUnit)?
+        (DRY RUN)?                                         #purgeIndexTable
+    | DROP indexTables PARTITIONS FROM target
+        (WHERE predicate)?                                 #dropPartitions
+    | TRUNCATE indexTables TIME TRAVEL target (DRY RUN)?   #truncateTimeTravel
+    | REPAIR INDEXFILES TRANSACTION LOG source=STRING
+        AT LOCATION destination=STRING                     #repairIndexFiles
+    ;
+
+timeUnit
+    : DAYS | HOURS
+    ;
+
+// The rest of the statement, as written: a Spark SQL predicate that Spark parses.
+predicate
+    : (~';')+
     ;
 
 indexTables
@@ -77,6 +95,8 @@ nonReserved
     | HISTORY | INCLUDE | ALL | DISK | CACHE | STORAGE | STATS | ENVIRONMENT | COMPONENT | SIZES
     | FLUSH | SEARCHER | INVALIDATE | FOR | PREWARM | SEGMENTS | ON | FIELDS | WITH | PERWORKER
     | PARALLELISM | OF | MERGE | SPLITS | TARGET | SIZE | MAX | DEST | SOURCE | PER | JOBS
+    | PURGE | INDEXTABLE | OLDER | THAN | DAYS | HOURS | RETENTION | DRY | RUN | DROP
+    | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -119,6 +139,25 @@ DEST: D E S T;
 SOURCE: S O U R C E;
 PER: P E R;
 JOBS: J O B S;
+PURGE: P U R G E;
+INDEXTABLE: I N D E X T A B L E;
+OLDER: O L D E R;
+THAN: T H A N;
+DAYS: D A Y S;
+HOURS: H O U R S;
+RETENTION: R E T E N T I O N;
+DRY: D R Y;
+RUN: R U N;
+DROP: D R O P;
+PARTITIONS: P A R T I T I O N S;
+FROM: F R O M;
+TRUNCATE: T R U N C A T E;
+TIME: T I M E;
+TRAVEL: T R A V E L;
+REPAIR: R E P A I R;
+INDEXFILES: I N D E X F I L E S;
+AT: A T;
+LOCATION: L O C A T I O N;
 
 STRING
     : '\'' ( ~('\''|'\\') | ('\\' .) )* '\''
