@@ -101,3 +101,53 @@ def test_missing_tables_raise_clear_python_errors(spark: SparkSession, tmp_path:
 
     with pytest.raises(TypeError, match="name must be a non-empty str"):
         IndexTable.for_name(spark, "")
+
+
+def test_maintenance_methods_issue_the_commands_and_keep_the_rows(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """merge_splits, prewarm, drop_partitions, truncate_time_travel and purge on one partitioned
+    table of five appends, each checked against the same rows in Parquet and against the log."""
+    path, parquet = str(tmp_path / "t"), str(tmp_path / "p")
+    df = spark.range(500).selectExpr(
+        "id", "CAST(id % 2 AS INT) AS part", "concat('event ', CAST(id AS STRING)) AS message"
+    )
+    for i in range(5):
+        chunk = df.filter(f"id % 5 = {i}").coalesce(1)
+        write_table(chunk, path, "errorifexists" if i == 0 else "append", partition_by=("part",))
+    df.write.partitionBy("part").parquet(parquet)
+    table = IndexTable.for_path(spark, path)
+    (before,) = table.describe().collect()
+    assert before.num_files == 10  # five appends, two partitions each
+
+    (merged,) = table.merge_splits(target_size="100M", max_source_splits_per_merge=10).collect()
+    assert merged.metrics.status == "success", merged
+    (after,) = table.describe().collect()
+    assert after.num_files == 2 and after.version == 5
+    assert_same_rows(table.to_df(), spark.read.parquet(parquet))
+
+    (warm,) = table.prewarm(segments=["TERM_DICT", "POSTINGS"], where="part = 1").collect()
+    assert warm.splits_prewarmed == 1
+
+    (dropped,) = table.drop_partitions("part = 1").collect()
+    assert dropped.splits_removed == 1
+    assert_same_rows(table.to_df(), spark.read.parquet(parquet).filter("part = 0"))
+
+    table.checkpoint()
+    (truncated,) = table.truncate_time_travel().collect()
+    assert truncated.versions_deleted >= 5
+    spark.conf.set("spark.indextables.purge.retentionCheckEnabled", "false")
+    try:
+        (dry,) = table.purge(older_than_hours=0, dry_run=True).collect()
+        (done,) = table.purge(older_than_hours=0).collect()
+    finally:
+        spark.conf.unset("spark.indextables.purge.retentionCheckEnabled")
+    # The ten merged-away splits and the dropped partition's merged split are gone.
+    assert dry.metrics.orphaned_files_found == done.metrics.orphaned_files_deleted == 11
+    assert len(list(Path(path).rglob("*.split"))) == 1
+    assert_same_rows(table.to_df(), spark.read.parquet(parquet).filter("part = 0"))
+
+    with pytest.raises(ValueError):
+        table.merge_splits(max_dest_splits=0)
+    with pytest.raises(TypeError):
+        table.drop_partitions("")

@@ -7,6 +7,7 @@ one implementation on the JVM.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -84,6 +85,73 @@ class IndexTable:
         (row,) = self._command("CHECKPOINT INDEXTABLES {table}").collect()
         return int(row["version"])
 
+    def merge_splits(
+        self,
+        where: str | None = None,
+        target_size: str | int | None = None,
+        max_dest_splits: int | None = None,
+        max_source_splits_per_merge: int | None = None,
+    ) -> DataFrame:
+        """Merges small splits, per partition, into splits near `target_size` (bytes, or
+        ``"100M"``, ``"5G"``); `where` is a predicate on partition columns
+        (`MERGE SPLITS`). Returns the command's one row."""
+        clauses = _where(where)
+        if target_size is not None:
+            if not isinstance(target_size, (str, int)) or isinstance(target_size, bool):
+                raise TypeError(f"target_size must be a str or an int, got {target_size!r}")
+            clauses += f" TARGET SIZE {_quoted(str(target_size))}"
+        if max_dest_splits is not None:
+            clauses += f" MAX DEST SPLITS {_positive('max_dest_splits', max_dest_splits)}"
+        if max_source_splits_per_merge is not None:
+            n = _positive("max_source_splits_per_merge", max_source_splits_per_merge)
+            clauses += f" MAX SOURCE SPLITS PER MERGE {n}"
+        return self._command("MERGE SPLITS {table}" + clauses)
+
+    def purge(
+        self,
+        older_than_hours: int | None = None,
+        log_retention_hours: int | None = None,
+        dry_run: bool = False,
+    ) -> DataFrame:
+        """Deletes split files no reachable version references, older than the retention, and
+        old log files (`PURGE INDEXTABLE`); with `dry_run`, only lists them."""
+        clauses = ""
+        if older_than_hours is not None:
+            clauses += f" OLDER THAN {_non_negative('older_than_hours', older_than_hours)} HOURS"
+        if log_retention_hours is not None:
+            hours = _non_negative("log_retention_hours", log_retention_hours)
+            clauses += f" TRANSACTION LOG RETENTION {hours} HOURS"
+        return self._command("PURGE INDEXTABLE {table}" + clauses + _flag(dry_run, " DRY RUN"))
+
+    def drop_partitions(self, where: str) -> DataFrame:
+        """Removes, in one commit, the partitions `where` (on partition columns only) is true
+        for (`DROP INDEXTABLES PARTITIONS`)."""
+        if not isinstance(where, str) or not where.strip():
+            raise TypeError(f"where must be a non-empty str, got {where!r}")
+        return self._command("DROP INDEXTABLES PARTITIONS FROM {table}" + _where(where))
+
+    def truncate_time_travel(self, dry_run: bool = False) -> DataFrame:
+        """Drops the history older than the latest checkpoint (`TRUNCATE INDEXTABLES TIME
+        TRAVEL`)."""
+        return self._command(
+            "TRUNCATE INDEXTABLES TIME TRAVEL {table}" + _flag(dry_run, " DRY RUN")
+        )
+
+    def prewarm(
+        self,
+        segments: Sequence[str] | None = None,
+        fields: Sequence[str] | None = None,
+        where: str | None = None,
+    ) -> DataFrame:
+        """Loads index components (term dictionaries and postings by default) into the caches
+        of the executors that will read each split (`PREWARM INDEXTABLES CACHE`)."""
+        clauses = ""
+        if segments:
+            clauses += f" FOR SEGMENTS ({_identifiers('segments', segments)})"
+        if fields:
+            clauses += f" ON FIELDS ({_identifiers('fields', fields)})"
+        return self._command("PREWARM INDEXTABLES CACHE {table}" + clauses + _where(where))
+
     def _command(self, template: str) -> DataFrame:
         """Runs the SQL command `template` with `{table}` standing for this table."""
         try:
@@ -94,6 +162,43 @@ class IndexTable:
 
     def __repr__(self) -> str:
         return f"IndexTable({self._target})"
+
+
+def _where(where: str | None) -> str:
+    if where is None:
+        return ""
+    if not isinstance(where, str):
+        raise TypeError(f"where must be a str, got {where!r}")
+    # Braces would be read as the template's placeholders.
+    return " WHERE " + where.replace("{", "{{").replace("}", "}}")
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _positive(name: str, value: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def _non_negative(name: str, value: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+    return value
+
+
+def _flag(on: bool, clause: str) -> str:
+    if not isinstance(on, bool):
+        raise TypeError(f"expected a bool, got {on!r}")
+    return clause if on else ""
+
+
+def _identifiers(name: str, values: Sequence[str]) -> str:
+    if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
+        raise TypeError(f"{name} must be a sequence of non-empty str, got {values!r}")
+    return ", ".join("`" + v.replace("`", "``") + "`" for v in values)
 
 
 def _resolve(spark: SparkSession, method: str, argument: str) -> str:
