@@ -10,6 +10,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
+import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.{AddAction, Snapshot}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
@@ -146,7 +147,9 @@ final class IndexTables4SparkScanBuilder(
     val schemas =
       if (variants._1.isEmpty) Seq(TableIndexing.ofTable(snapshot)) else variants._1.map(_._1)
     val plans =
-      schemas.map(s => AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble)).distinct
+      schemas.map { s =>
+        AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble, fromEpoch)
+      }.distinct
     aggregate = if (exactFilters && plans.size == 1) plans.head else None
     aggregate.isDefined
   }
@@ -174,6 +177,16 @@ final class IndexTables4SparkScanBuilder(
         case _ => false
       }
     }
+  }
+
+  /**
+   * Whether every candidate split with rows holds no timestamp of `column` before 1970, from
+   * its min statistic (a split without one may hold any).
+   */
+  private def fromEpoch(column: String): Boolean = candidates._2.forall { a =>
+    a.numRecords.contains(0L) ||
+    a.minValues.flatMap(_.get(column)).flatMap(Option(_))
+      .flatMap(v => scala.util.Try(StatsValues.parseTimestamp(v)).toOption).exists(_ >= 0L)
   }
 
   /** Spark's translated conjuncts and the IndexQuery tree: both must hold. */
