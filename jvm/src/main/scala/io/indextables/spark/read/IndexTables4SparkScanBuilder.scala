@@ -47,6 +47,8 @@ final class IndexTables4SparkScanBuilder(
   private var dataFilters: Seq[Filter] = Nil
   // The rows of an aggregation answered from the log's record counts (no task runs).
   private var logAnswer: Option[LogAggregate] = None
+  // An aggregation over few splits, answered completely on the driver (no job runs).
+  private var driverAnswer: Option[DriverAggregate] = None
 
   /**
    * The distinct ways the candidate splits hold the table's columns (from their doc mappings),
@@ -115,7 +117,9 @@ final class IndexTables4SparkScanBuilder(
   /**
    * True when the log alone answers `aggregation` completely (COUNT(*) grouped by partition
    * columns at most, no filter but on partition columns): the driver then sums the splits'
-   * record counts and no task runs.
+   * record counts and no task runs. Otherwise true when the splits answer it exactly and there
+   * are at most `read.aggregate.driverMaxSplits` of them: [[build]] then runs their
+   * aggregations on the driver and merges them ([[DriverAggregate]]), again without a job.
    */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
@@ -123,7 +127,15 @@ final class IndexTables4SparkScanBuilder(
       case Some(answer) if exactFilters && dataFilters.isEmpty && mixedFilter.isEmpty =>
         logAnswer = Some(answer)
         true
-      case _ => false
+      case _ =>
+        driverAnswer =
+          if (candidates._2.size > opts.get(IndexTablesConf.AggregateDriverMaxSplits)) None
+          else DriverAggregate.partial(aggregation).flatMap { case (partial, outputs) =>
+            splitPlan(partial).map { p =>
+              DriverAggregate(aggregation, p, outputs, DriverAggregate.resultTypes(p, outputs))
+            }
+          }
+        driverAnswer.isDefined
     }
   }
 
@@ -144,14 +156,24 @@ final class IndexTables4SparkScanBuilder(
     if (!filtersPushed) pushFilters(Array.empty)
     if (logAnswer.exists(_.aggregation eq aggregation)) return true
     logAnswer = None
+    driverAnswer.filter(_.aggregation eq aggregation).foreach { d =>
+      aggregate = Some(d.plan)
+      return true
+    }
+    driverAnswer = None
+    aggregate = splitPlan(aggregation)
+    aggregate.isDefined
+  }
+
+  /** The plan every split answers `aggregation` with exactly, if there is one. */
+  private def splitPlan(aggregation: Aggregation): Option[AggregatePlan] = {
     val schemas =
       if (variants._1.isEmpty) Seq(TableIndexing.ofTable(snapshot)) else variants._1.map(_._1)
     val plans =
       schemas.map { s =>
         AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble, fromEpoch)
       }.distinct
-    aggregate = if (exactFilters && plans.size == 1) plans.head else None
-    aggregate.isDefined
+    if (exactFilters && plans.size == 1) plans.head else None
   }
 
   /**
@@ -286,6 +308,16 @@ final class IndexTables4SparkScanBuilder(
       aggregate = aggregate,
       requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown)
     )
+    driverAnswer.foreach { d =>
+      val rows = d.run(plan, splits, spark.sparkContext.defaultParallelism)
+      return new IndexTables4SparkDriverScan(
+        rows,
+        d.schema,
+        s"IndexTablesScan $tablePath (version ${snapshot.version}) " +
+          s"PushedFilters: [${pushed.mkString(", ")}], ${d.describe}, " +
+          s"Splits: ${kept.size}/${files.size}, Tasks: 0"
+      )
+    }
     val groups = SplitGroups.of(
       splits,
       opts.get(IndexTablesConf.SplitsPerTask),
