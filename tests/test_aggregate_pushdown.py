@@ -297,3 +297,43 @@ def test_count_over_an_indexquery_counts_rows_without_the_counted_value(
     assert df.collect()[0]["n"] == sum(
         1 for r in rows if "beta" in r[-1].lower().replace("-", " ").split()
     )
+
+
+DRIVER_MAX_SPLITS = "spark.indextables.read.aggregate.driverMaxSplits"
+
+
+@pytest.mark.parametrize(
+    "make_query",
+    [
+        lambda d: d.groupBy("level").agg(F.count("*").alias("n")),
+        lambda d: d.groupBy("host", "level").agg(F.round(F.avg("latency_ms"), 6).alias("a")),
+        lambda d: d.filter(F.col("level") == "ERROR").agg(
+            F.sum("status").alias("s"), F.min("latency_ms").alias("lo"), F.count("*").alias("n")
+        ),
+        lambda d: d.groupBy(
+            F.call_function("indextables_date_histogram", F.col("ts"), F.lit("1h")).alias("h")
+        ).agg(F.count("*").alias("n"), F.max("status").alias("m")),
+    ],
+    ids=["level_count", "host_level_avg", "filtered_metrics", "hourly"],
+)
+def test_small_aggregations_are_answered_on_the_driver_without_a_job(
+    spark: SparkSession,
+    logs_table: str,
+    logs_parquet: DataFrame,
+    splits: int,
+    make_query: Callable[[DataFrame], DataFrame],
+) -> None:
+    on_driver = make_query(read_table(spark, logs_table))
+    line = scan_node(on_driver)
+    assert "AnsweredOnDriver: true" in line and "Tasks: 0" in line, line
+    rows, jobs = _jobs_run(spark, on_driver)
+    assert jobs == 0
+    # The same query read by tasks (threshold below the split count) gives the same rows.
+    tasks = make_query(
+        spark.read.format("indextables").option(DRIVER_MAX_SPLITS, str(splits - 1)).load(logs_table)
+    )
+    task_line = scan_node(tasks)
+    assert "PushedAggregation" in task_line and "AnsweredOnDriver" not in task_line, task_line
+    assert _jobs_run(spark, tasks)[1] > 0
+    assert_same_rows(on_driver, make_query(logs_parquet))
+    assert_same_rows(tasks, make_query(logs_parquet))

@@ -132,3 +132,30 @@ def test_merge_splits_benchmark_smoke(tmp_path: Path) -> None:
     assert result["merge_status"] == "success" and result["merged_files"] == 6
     assert result["query_speedup"] > 0
     assert (out / "merge-splits.md").read_text().startswith("# MERGE SPLITS")
+
+
+def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/aggregates.py on a tiny table of three appends, in its own process (it
+    owns its session): every query gives Parquet's answer, and the pushed ones ship no more
+    rows than groups per split."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "benchmarks" / "aggregates.py"
+    out = tmp_path / "bench-aggregates"
+    done = subprocess.run(
+        [sys.executable, str(script), "--rows", "9000", "--splits", "3", "--runs", "1",
+         "--out", str(out), "--driver-memory", "1g"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((out / "aggregates.json").read_text())
+    assert result["splits"] == 3 and result["verified"]
+    queries = result["queries"]
+    assert set(queries) == {"level_counts", "host_level_avg", "hourly_one_day", "ts_min_max"}
+    for name, q in queries.items():
+        assert "PushedAggregation" in q["scan"], (name, q["scan"])
+        assert q["scan_rows"] <= 3 * max(1, q["groups"]), (name, q["scan_rows"])
+        assert q["parquet_median_s"] > 0 and q["indextables_median_s"] > 0, name
+    assert "indextables_date_histogram(ts, '1h'" in queries["hourly_one_day"]["scan"]
+    assert "AnsweredFromLog: true" in queries["ts_min_max"]["scan"]
+    assert (out / "aggregates.md").read_text().startswith("# Aggregates")

@@ -196,6 +196,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_STORAGE_NOT_FOUND": StorageError,
         "INDEXTABLES_STORAGE_REQUEST_FAILED": StorageError,
         "INDEXTABLES_PATH_OUTSIDE_TABLE": CorruptTableError,
+        "INDEXTABLES_BUCKET_FUNCTION_ARGUMENTS": InvalidQueryError,
         "INDEXTABLES_CATALOG_LOCATION_EXISTS": TableExistsError,
         "INDEXTABLES_CATALOG_SCHEMA_MISMATCH": SchemaMismatchError,
         "INDEXTABLES_CATALOG_SCHEMA_REQUIRED": SchemaMismatchError,

@@ -444,6 +444,10 @@ object IndexTablesErrors {
       "INDEXTABLES_INDEXQUERY_ARGUMENTS",
       s"$function takes $expected argument(s), got $actual.")
 
+  /** A bucket function (indextables_histogram, ...) called with arguments it cannot take. */
+  def bucketFunctionArguments(function: String, problem: String): IndexTablesException =
+    error("INDEXTABLES_BUCKET_FUNCTION_ARGUMENTS", s"$function: $problem.")
+
   def indexQueryNotLiteral(function: String, argument: String): IndexTablesException =
     error(
       "INDEXTABLES_INDEXQUERY_NOT_LITERAL",

@@ -3,17 +3,19 @@ package io.indextables.spark.catalyst
 import org.apache.spark.sql.Strategy
 import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
+import org.apache.spark.sql.connector.read.LocalScan
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.{IndexTables4SparkLogScan, IndexTables4SparkScan}
+import io.indextables.spark.read.{IndexTables4SparkDriverScan, IndexTables4SparkLogScan, IndexTables4SparkScan}
 
 /**
  * A planner strategy for aggregates over IndexTables scans, run before Spark's own:
- *  - an aggregation the log answered ([[IndexTables4SparkLogScan]]), with the projection Spark
- *    puts over it, becomes one [[IndexTablesLocalScanExec]] of the final rows, so collecting it
- *    runs no task (Spark's own plan of a local scan under a projection runs one job);
+ *  - an aggregation the log answered ([[IndexTables4SparkLogScan]]) or the driver answered
+ *    ([[IndexTables4SparkDriverScan]]), with the projection Spark puts over it, becomes one
+ *    [[IndexTablesLocalScanExec]] of the final rows, so collecting it runs no task (Spark's own
+ *    plan of a local scan under a projection runs one job);
  *  - an aggregate Spark would compute from the rows of a scan whose read requires aggregate
  *    pushdown fails planning with a clear error.
  * Plans nothing otherwise.
@@ -22,9 +24,9 @@ object IndexTablesAggregateStrategy extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case Project(
           projectList,
-          r @ DataSourceV2ScanRelation(_, scan: IndexTables4SparkLogScan, _, _, _)) =>
+          r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _)) if answered(scan) =>
       localScan(projectList, r.output, scan) :: Nil
-    case r @ DataSourceV2ScanRelation(_, scan: IndexTables4SparkLogScan, _, _, _) =>
+    case r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _) if answered(scan) =>
       localScan(r.output, r.output, scan) :: Nil
     case a: Aggregate =>
       scanBelow(a.child).foreach { scan =>
@@ -43,10 +45,16 @@ object IndexTablesAggregateStrategy extends Strategy {
     case _ => None
   }
 
+  /** An aggregation answered before any task: from the log, or by the driver. */
+  private def answered(scan: LocalScan): Boolean = scan match {
+    case _: IndexTables4SparkLogScan | _: IndexTables4SparkDriverScan => true
+    case _ => false
+  }
+
   private def localScan(
       projectList: Seq[NamedExpression],
       input: Seq[Attribute],
-      scan: IndexTables4SparkLogScan): SparkPlan = {
+      scan: LocalScan): SparkPlan = {
     val project = UnsafeProjection.create(projectList, input)
     val rows = scan.rows().toSeq.map(r => project(r).copy())
     IndexTablesLocalScanExec(projectList.map(_.toAttribute), rows, scan.description())

@@ -195,6 +195,14 @@ object IndexTablesConf {
       "fails, naming why, instead of being aggregated by Spark from the rows."
   )
 
+  val AggregateDriverMaxSplits: ConfEntry[Int] = int(
+    "spark.indextables.read.aggregate.driverMaxSplits",
+    32,
+    "A pushed aggregation over at most this many splits is answered on the driver (the splits' " +
+      "aggregations on parallel threads, merged there) without a Spark job; 0 never does.",
+    min = 0
+  )
+
   val StatsTruncationMaxLength: ConfEntry[Int] = int(
     "spark.indextables.stats.truncation.maxLength",
     32,
@@ -604,6 +612,7 @@ object IndexTablesConf {
     DiskCacheMinCompressSize,
     DiskCacheManifestSyncInterval,
     RequireAggregatePushdown,
+    AggregateDriverMaxSplits,
     StatsTruncationMaxLength,
     RetryMaxAttempts,
     RetryBaseDelayMs,

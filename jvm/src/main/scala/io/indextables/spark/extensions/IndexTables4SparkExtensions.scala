@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 
 import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesInsertByPosition, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.IndexQueryFunctions
+import io.indextables.spark.read.BucketFunctions
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
 /**
@@ -15,6 +16,7 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     // Parser
     extensions.injectParser((_, delegate) => new IndexTables4SparkSqlParser(delegate))
     IndexQueryFunctions.all.foreach(extensions.injectFunction)
+    BucketFunctions.all.foreach(extensions.injectFunction)
 
     // Analyzer
     extensions.injectResolutionRule { session =>

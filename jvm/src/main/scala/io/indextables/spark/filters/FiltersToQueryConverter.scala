@@ -310,6 +310,16 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
           val r = (v: Any) => dateValue(v).map(dateTimeString)
           for (lo <- bound(lower, r); hi <- bound(upper, r))
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "date"), exact = true)
+        case (IndexKind.DateTime, TimestampType) if wholeSecondBounds(lower, upper) =>
+          // `>=` and `<` a whole second after the epoch: exact whether the index holds the
+          // value or the value truncated to the second (towards zero, so also for any value
+          // before 1970, which falls on or below zero). What time-bucket queries filter with.
+          val b = (v: Any) => instant(timestampMicros(v).get / 1000000L)
+          val l = lower.map(x => SplitRangeQuery.RangeBound.inclusive(b(x._1)))
+            .getOrElse(SplitRangeQuery.RangeBound.unbounded())
+          val h = upper.map(x => SplitRangeQuery.RangeBound.exclusive(b(x._1)))
+            .getOrElse(SplitRangeQuery.RangeBound.unbounded())
+          Some(TranslatedFilter(new SplitRangeQuery(f.name, l, h, "date"), exact = true))
         case (IndexKind.DateTime, TimestampType) =>
           // Widen to whole seconds, inclusive: a superset that Spark narrows again.
           val lo = lower.map { case (v, _) =>
@@ -428,6 +438,16 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
 
   private def dateTimeString(epochDay: Long): String =
     LocalDate.ofEpochDay(epochDay).atStartOfDay().toInstant(ZoneOffset.UTC).toString
+
+  /** An inclusive lower and an exclusive upper bound, each a whole second after the epoch. */
+  private def wholeSecondBounds(
+      lower: Option[(Any, Boolean)],
+      upper: Option[(Any, Boolean)]): Boolean = {
+    def whole(v: Any) = timestampMicros(v).exists(m => m > 0 && m % 1000000L == 0)
+    (lower.nonEmpty || upper.nonEmpty) &&
+    lower.forall { case (v, inclusive) => inclusive && whole(v) } &&
+    upper.forall { case (v, inclusive) => !inclusive && whole(v) }
+  }
 
   private def instant(epochSecond: Long): String = Instant.ofEpochSecond(epochSecond).toString
 }

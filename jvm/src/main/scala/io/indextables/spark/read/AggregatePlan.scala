@@ -1,16 +1,30 @@
 package io.indextables.spark.read
 
-import org.apache.spark.sql.connector.expressions.NamedReference
+import org.apache.spark.sql.connector.expressions.{NamedReference, UserDefinedScalarFunc}
 import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Count, CountStar, Max, Min, Sum}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 
 /**
- * One GROUP BY column of a pushed aggregation: a partition column (one value per split) or a
- * data column whose values tantivy's terms aggregation buckets on its fast field.
+ * One GROUP BY key of a pushed aggregation: a partition column (one value per split), a data
+ * column whose values tantivy's terms aggregation buckets on its fast field, or a bucket
+ * function of a data column (`bucket`), which tantivy's histogram, date_histogram or range
+ * aggregation answers with the same keys.
+ *
+ * @param name     the column
+ * @param dataType the key's type (the bucket's result type for a bucket function)
  */
-final case class GroupColumn(name: String, dataType: DataType, isPartition: Boolean)
+final case class GroupColumn(
+    name: String,
+    dataType: DataType,
+    isPartition: Boolean,
+    bucket: Option[Bucket] = None) {
+  def describe: String = bucket.fold(name)(_.describe(name))
+
+  /** The key of a non-null value of the column. */
+  def keyOf(v: Any): Any = bucket.fold(v)(_.keyOf(v))
+}
 
 /**
  * One aggregate function a split answers with a partial value that Spark merges: COUNT(*) and
@@ -82,7 +96,9 @@ final case class AggregatePlan(
 
   /** The scan's output: group columns in Spark's order, then the partial values. */
   def schema: StructType = StructType(
-    groupBy.map(g => StructField(g.name, g.dataType, nullable = true)) ++
+    groupBy.zipWithIndex.map { case (g, i) =>
+      StructField(s"group_$i", g.dataType, nullable = true)
+    } ++
       metrics.zipWithIndex.map { case (m, i) =>
         StructField(s"agg_${i}_${m.describe}", m.outputType, nullable = true)
       })
@@ -106,7 +122,7 @@ final case class AggregatePlan(
 
   def describe: String =
     s"PushedAggregation: [${metrics.map(_.describe).mkString(", ")}], " +
-      s"PushedGroupBy: [${groupBy.map(_.name).mkString(", ")}]"
+      s"PushedGroupBy: [${groupBy.map(_.describe).mkString(", ")}]"
 }
 
 object AggregatePlan {
@@ -127,12 +143,16 @@ object AggregatePlan {
    * @param exactAsDouble whether a LONG or INT column's sums (and values) in every split stay
    *                      within 2^53, so tantivy's double arithmetic is exact (from the log's
    *                      statistics); asked only of integer columns summed, compared or grouped
+   * @param nonNegative   whether no candidate split holds a timestamp of `column` before 1970
+   *                      (from the log's statistics): tantivy truncates timestamps to the
+   *                      second towards zero, so only then are its date_histogram keys Spark's
    */
   def of(
       aggregation: Aggregation,
       schema: TableIndexSchema,
       tableSchema: StructType,
-      exactAsDouble: String => Boolean): Option[AggregatePlan] = {
+      exactAsDouble: String => Boolean,
+      nonNegative: String => Boolean = _ => false): Option[AggregatePlan] = {
     val aggs = aggregation.aggregateExpressions().toSeq
     if (aggs.isEmpty) return None
     def column(e: AnyRef): Option[String] = e match {
@@ -168,17 +188,29 @@ object AggregatePlan {
     }
     val metrics = aggs.map(metric)
     if (metrics.exists(_.isEmpty)) return None
-    val groups = aggregation.groupByExpressions().toSeq.map { e =>
-      column(e).flatMap { name =>
-        if (schema.isPartitionColumn(name))
-          Some((GroupColumn(name, tableSchema(name).dataType, isPartition = true), None))
-        else dataField(name).filter(groupable(_, exactAsDouble))
-          .map(f => (GroupColumn(name, f.dataType, isPartition = false), Some(f)))
-      }
+    val groups = aggregation.groupByExpressions().toSeq.map {
+      case f: UserDefinedScalarFunc if f.children().nonEmpty =>
+        for {
+          bucket <- Bucket.fromCanonicalName(f.canonicalName())
+          field <- column(f.children().head).flatMap(dataField)
+          if bucketable(bucket, field, exactAsDouble, nonNegative)
+        } yield (
+          GroupColumn(field.name, bucket.resultType, isPartition = false, Some(bucket)),
+          Some(field))
+      case e => column(e).flatMap { name =>
+          if (schema.isPartitionColumn(name))
+            Some((GroupColumn(name, tableSchema(name).dataType, isPartition = true), None))
+          else dataField(name).filter(groupable(_, exactAsDouble))
+            .map(f => (GroupColumn(name, f.dataType, isPartition = false), Some(f)))
+        }
     }
     if (groups.exists(_.isEmpty)) return None
     val columns = groups.flatten
     if (columns.count(!_._1.isPartition) > MaxDataGroups) return None
+    // tantivy4java 0.31.0 nests no aggregation under a range: one range, innermost, COUNT(*) only.
+    val ranges = columns.count(_._1.bucket.exists(_.isInstanceOf[RangeBucket]))
+    if (ranges > 1 || ranges == 1 && metrics.flatten.exists(_._1 != PushedMetric.CountAll))
+      return None
     val fast =
       Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
     val countField =
@@ -186,6 +218,34 @@ object AggregatePlan {
         .map(_.name)
     val fetch = (columns.flatMap(_._2) ++ metrics.flatten.flatMap(_._2)).distinct
     Some(AggregatePlan(columns.map(_._1), metrics.flatten.map(_._1), countField, fetch))
+  }
+
+  /**
+   * Whether tantivy's aggregation of `bucket` over `f` gives exactly Spark's keys: histograms
+   * and ranges of fast doubles, and of fast integers exact as doubles (with whole range bounds:
+   * tantivy compares an integer column with integer bounds); date histograms of fast timestamps
+   * at whole seconds (what fast fields hold) from 1970 on.
+   */
+  private def bucketable(
+      bucket: Bucket,
+      f: IndexedField,
+      exactAsDouble: String => Boolean,
+      nonNegative: String => Boolean): Boolean = {
+    def number = (f.kind, f.dataType) match {
+      case (IndexKind.F64, DoubleType | FloatType) => true
+      case (IndexKind.I64, IntegerType) => true
+      case (IndexKind.I64, LongType) => exactAsDouble(f.name)
+      case _ => false
+    }
+    bucket match {
+      case _: HistogramBucket => number
+      case r: RangeBucket =>
+        number && (f.kind == IndexKind.F64 ||
+          r.ranges.flatMap(x => x.from ++ x.to).forall(b => b.isWhole && math.abs(b) < 1e15))
+      case d: DateHistogramBucket =>
+        f.kind == IndexKind.DateTime && f.dataType == TimestampType &&
+        d.intervalMicros % 1000000L == 0 && d.offsetMicros % 1000000L == 0 && nonNegative(f.name)
+    }
   }
 
   private def isDate(f: IndexedField): Boolean =

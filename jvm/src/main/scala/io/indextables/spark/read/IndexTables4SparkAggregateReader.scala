@@ -14,7 +14,9 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
-import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
+import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.schema.IndexKind
+import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
 /**
@@ -127,34 +129,124 @@ final class IndexTables4SparkAggregateReader(
         metricsOf(runAggregation(q, metricAggregations), n).map(v => Seq((keys, n, v)))
       }
     } else {
-      val terms = present.zipWithIndex.reverse.foldLeft(Option.empty[TermsAggregation]) {
+      // A range aggregation holds no sub-aggregation: it goes innermost (there is one at most).
+      val nested = present.sortBy(i => groups(i).bucket.exists(_.isInstanceOf[RangeBucket]))
+      val outer = nested.zipWithIndex.reverse.foldLeft(Option.empty[SplitAggregation]) {
         case (inner, (g, depth)) =>
-          val t = new TermsAggregation(s"g$depth", groups(g).name, size, size)
-          inner match {
-            case Some(i) => t.addSubAggregation(i.getName, i)
-            case None => metricAggregations.foreach { case (n, a) => t.addSubAggregation(n, a) }
-          }
-          Some(t)
+          val subs = inner.map(i => Map(i.getName -> i)).getOrElse(metricAggregations)
+          Some(bucketAggregation(s"g$depth", groups(g), subs))
       }.get
-      val results = runAggregation(q, Map(terms.getName -> terms))
+      // A floating column bucketed holds no NaN or infinity (tantivy's buckets would differ),
+      // checked by stats aggregations in the same call.
+      val checks = present.map(groups).filter(g => g.bucket.isDefined && isFloating(g))
+        .map(_.name).distinct.map(c =>
+          s"f_$c" -> (new StatsAggregation(s"f_$c", c): SplitAggregation))
+      val results =
+        try runAggregation(q, Map(outer.getName -> outer) ++ checks)
+        catch {
+          // A bucket aggregation tantivy refuses (too many buckets): the rows answer instead.
+          case _: IndexTablesException if groups.exists(_.bucket.isDefined) => return None
+        }
+      val finite = checks.forall { case (n, _) =>
+        results(n) match {
+          case st: StatsResult => st.getCount == 0 || (!st.getSum.isNaN && !st.getSum.isInfinite)
+          case _ => false
+        }
+      }
       def walk(r: AggregationResult, depth: Int, keys: Map[Int, Any])
-          : Option[Seq[(Seq[Any], Long, Array[Any])]] = r match {
-        case t: TermsResult if t.getBuckets.size < size =>
-          val out = t.getBuckets.asScala.toSeq.map { b =>
-            keyOf(groups(present(depth)).dataType, b.getKeyAsString).flatMap { k =>
-              val ks = keys + (present(depth) -> k)
-              if (depth == present.size - 1)
-                metricsOf(n => b.getSubAggregation(n), b.getDocCount).map { v =>
-                  Seq((groups.indices.map(i => ks.getOrElse(i, null)), b.getDocCount, v))
+          : Option[Seq[(Seq[Any], Long, Array[Any])]] =
+        bucketsOf(groups(nested(depth)), r).flatMap { buckets =>
+          val out = buckets.filter(_._2 > 0).map { case (key, docs, sub) =>
+            key.flatMap { k =>
+              val ks = keys + (nested(depth) -> k)
+              if (depth == nested.size - 1)
+                metricsOf(sub, docs).map { v =>
+                  Seq((groups.indices.map(i => ks.getOrElse(i, null)), docs, v))
                 }
-              else walk(b.getSubAggregation(s"g${depth + 1}"), depth + 1, ks)
+              else walk(sub(s"g${depth + 1}"), depth + 1, ks)
             }
           }
           if (out.exists(_.isEmpty)) None else Some(out.flatten.flatten)
-        case _ => None
-      }
-      walk(results("g0"), 0, Map.empty)
+        }
+      if (!finite) None else walk(results("g0"), 0, Map.empty)
     }
+
+  private def isFloating(g: GroupColumn): Boolean =
+    agg.fetchFields.find(_.name == g.name).exists(f => f.kind == IndexKind.F64)
+
+  /** The aggregation that buckets `g`'s values, with `subs` under each bucket. */
+  private def bucketAggregation(
+      name: String,
+      g: GroupColumn,
+      subs: Map[String, SplitAggregation]): SplitAggregation = g.bucket match {
+    case None =>
+      val t = new TermsAggregation(name, g.name, size, size)
+      subs.foreach { case (n, a) => t.addSubAggregation(n, a) }
+      t
+    case Some(HistogramBucket(interval, offset)) =>
+      val h = new HistogramAggregation(name, g.name, interval).setMinDocCount(1L)
+      if (offset != 0.0) h.setOffset(offset)
+      subs.values.foreach(h.addSubAggregation)
+      h
+    case Some(DateHistogramBucket(interval, offset)) =>
+      val d = new DateHistogramAggregation(name, g.name)
+        .setFixedInterval(s"${interval / 1000}ms").setMinDocCount(1L)
+      if (offset != 0L) d.setOffset(s"${offset / 1000}ms")
+      subs.values.foreach(d.addSubAggregation)
+      d
+    case Some(RangeBucket(ranges)) =>
+      val r = new RangeAggregation(name, g.name)
+      ranges.foreach { x =>
+        r.addRange(x.name, x.from.map(Double.box).orNull, x.to.map(Double.box).orNull)
+      }
+      // tantivy4java 0.31.0 nests nothing under a range aggregation: the plan pushes one only
+      // innermost, under COUNT(*) alone (AggregatePlan.of).
+      require(subs.isEmpty, s"a range aggregation of ${g.name} cannot hold sub-aggregations")
+      r
+  }
+
+  /**
+   * The buckets of one level of the nested aggregation: each one's key as Spark's value (None
+   * when it does not convert exactly), its document count and its sub-aggregations. None when
+   * the list may have been cut (a terms list as long as asked for).
+   */
+  private def bucketsOf(g: GroupColumn, r: AggregationResult)
+      : Option[Seq[(Option[Any], Long, String => AggregationResult)]] = (g.bucket, r) match {
+    case (None, t: TermsResult) if t.getBuckets.size < size =>
+      Some(t.getBuckets.asScala.toSeq.map { b =>
+        (
+          keyOf(g.dataType, b.getKeyAsString),
+          b.getDocCount,
+          (n: String) => b.getSubAggregations.get(n))
+      })
+    case (Some(_: HistogramBucket), h: HistogramResult) =>
+      Some(h.getBuckets.asScala.toSeq.map { b =>
+        (Some(b.getKey), b.getDocCount, (n: String) => b.getSubAggregations.get(n))
+      })
+    case (Some(_: DateHistogramBucket), d: DateHistogramResult) =>
+      Some(d.getBuckets.asScala.toSeq.map { b =>
+        // Keys are milliseconds since the epoch.
+        val micros = b.getKey * 1000.0
+        val key =
+          if (micros.isWhole && math.abs(micros) <= MaxExactDouble) Some(micros.toLong) else None
+        (key, b.getDocCount, (n: String) => b.getSubAggregations.get(n))
+      })
+    case (Some(RangeBucket(ranges)), rr: RangeResult) =>
+      // tantivy adds buckets for the gaps between the ranges: their values are in no range,
+      // and Spark's key for them is NULL.
+      Some(rr.getBuckets.asScala.toSeq.map { b =>
+        val named = ranges.find { x =>
+          x.name == b.getKey && x.from.map(Double.box) == Option(
+            b.getFrom).filterNot(_.isInfinite) &&
+          x.to.map(Double.box) == Option(b.getTo).filterNot(_.isInfinite)
+        }
+        (
+          Some(named.map(x => UTF8String.fromString(x.name)).orNull),
+          b.getDocCount,
+          (n: String) => b.getSubAggregations.get(n))
+      })
+    case _ => None
+  }
 
   /** Every metric's aggregation: a stats aggregation per column, a value count per counted. */
   private lazy val metricAggregations: Map[String, SplitAggregation] =
@@ -263,8 +355,12 @@ final class IndexTables4SparkAggregateReader(
             catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
           decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
             acc.add(
-              groupAt.map(i => r.get(i, fields(i).dataType)),
-              m => r.get(metricAt(m), fields(metricAt(m)).dataType))
+              groupAt.zip(groups).map { case (i, g) =>
+                val v = r.get(i, fields(i).dataType)
+                if (v == null) null else g.keyOf(v)
+              },
+              m => r.get(metricAt(m), fields(metricAt(m)).dataType)
+            )
           }
         }
       },

@@ -11,6 +11,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
+import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.{AddAction, Snapshot, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
@@ -47,6 +48,8 @@ final class IndexTables4SparkScanBuilder(
   private var dataFilters: Seq[Filter] = Nil
   // The rows of an aggregation answered from the log's record counts (no task runs).
   private var logAnswer: Option[LogAggregate] = None
+  // An aggregation over few splits, answered completely on the driver (no job runs).
+  private var driverAnswer: Option[DriverAggregate] = None
 
   /**
    * The distinct ways the candidate splits hold the table's columns (from their doc mappings),
@@ -115,7 +118,9 @@ final class IndexTables4SparkScanBuilder(
   /**
    * True when the log alone answers `aggregation` completely (COUNT(*) grouped by partition
    * columns at most, no filter but on partition columns): the driver then sums the splits'
-   * record counts and no task runs.
+   * record counts and no task runs. Otherwise true when the splits answer it exactly and there
+   * are at most `read.aggregate.driverMaxSplits` of them: [[build]] then runs their
+   * aggregations on the driver and merges them ([[DriverAggregate]]), again without a job.
    */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean = {
     if (!filtersPushed) pushFilters(Array.empty)
@@ -123,7 +128,15 @@ final class IndexTables4SparkScanBuilder(
       case Some(answer) if exactFilters && dataFilters.isEmpty && mixedFilter.isEmpty =>
         logAnswer = Some(answer)
         true
-      case _ => false
+      case _ =>
+        driverAnswer =
+          if (candidates._2.size > opts.get(IndexTablesConf.AggregateDriverMaxSplits)) None
+          else DriverAggregate.partial(aggregation).flatMap { case (partial, outputs) =>
+            splitPlan(partial).map { p =>
+              DriverAggregate(aggregation, p, outputs, DriverAggregate.resultTypes(p, outputs))
+            }
+          }
+        driverAnswer.isDefined
     }
   }
 
@@ -144,12 +157,24 @@ final class IndexTables4SparkScanBuilder(
     if (!filtersPushed) pushFilters(Array.empty)
     if (logAnswer.exists(_.aggregation eq aggregation)) return true
     logAnswer = None
+    driverAnswer.filter(_.aggregation eq aggregation).foreach { d =>
+      aggregate = Some(d.plan)
+      return true
+    }
+    driverAnswer = None
+    aggregate = splitPlan(aggregation)
+    aggregate.isDefined
+  }
+
+  /** The plan every split answers `aggregation` with exactly, if there is one. */
+  private def splitPlan(aggregation: Aggregation): Option[AggregatePlan] = {
     val schemas =
       if (variants._1.isEmpty) Seq(TableIndexing.ofTable(snapshot)) else variants._1.map(_._1)
     val plans =
-      schemas.map(s => AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble)).distinct
-    aggregate = if (exactFilters && plans.size == 1) plans.head else None
-    aggregate.isDefined
+      schemas.map { s =>
+        AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble, fromEpoch)
+      }.distinct
+    if (exactFilters && plans.size == 1) plans.head else None
   }
 
   /**
@@ -175,6 +200,16 @@ final class IndexTables4SparkScanBuilder(
         case _ => false
       }
     }
+  }
+
+  /**
+   * Whether every candidate split with rows holds no timestamp of `column` before 1970, from
+   * its min statistic (a split without one may hold any).
+   */
+  private def fromEpoch(column: String): Boolean = candidates._2.forall { a =>
+    a.numRecords.contains(0L) ||
+    a.minValues.flatMap(_.get(column)).flatMap(Option(_))
+      .flatMap(v => scala.util.Try(StatsValues.parseTimestamp(v)).toOption).exists(_ >= 0L)
   }
 
   /** Spark's translated conjuncts and the IndexQuery tree: both must hold. */
@@ -277,6 +312,16 @@ final class IndexTables4SparkScanBuilder(
       requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown),
       diskCache = SplitCaches.diskCache(opts)
     )
+    driverAnswer.foreach { d =>
+      val rows = d.run(plan, splits, spark.sparkContext.defaultParallelism)
+      return new IndexTables4SparkDriverScan(
+        rows,
+        d.schema,
+        s"IndexTablesScan $tablePath (version ${snapshot.version}) " +
+          s"PushedFilters: [${pushed.mkString(", ")}], ${d.describe}, " +
+          s"Splits: ${kept.size}/${files.size}, Tasks: 0"
+      )
+    }
     val executors = SparkExecutors.executors(spark.sparkContext).map { case (id, host) =>
       SplitPlacement.Executor(id, host)
     }

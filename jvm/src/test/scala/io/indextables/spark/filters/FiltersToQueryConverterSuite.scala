@@ -228,6 +228,24 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
       ("Included", "2024-01-01T00:00:05Z"))
   }
 
+  test("timestamp >= and < a whole second after 1970 are exact, the others are not") {
+    assertRange(
+      exact(GreaterThanOrEqual("ts", Instant.parse("2024-01-01T00:00:00Z"))),
+      "ts",
+      ("Included", "2024-01-01T00:00:00Z"),
+      Unbounded)
+    assertRange(
+      exact(LessThan("ts", Instant.parse("2024-01-02T00:00:00Z"))),
+      "ts",
+      Unbounded,
+      ("Excluded", "2024-01-02T00:00:00Z"))
+    superset(GreaterThan("ts", Instant.parse("2024-01-01T00:00:00Z")))
+    superset(LessThan("ts", Instant.parse("2024-01-02T00:00:00.5Z")))
+    // At or before the epoch, a truncated negative value could cross the bound.
+    superset(GreaterThanOrEqual("ts", Instant.parse("1970-01-01T00:00:00Z")))
+    superset(LessThan("ts", Instant.parse("1969-12-31T00:00:00Z")))
+  }
+
   test("ranges on booleans, decimals, binary, json and struct columns are refused") {
     refused(GreaterThan("b", false))
     refused(LessThan("dec", new java.math.BigDecimal("1")))

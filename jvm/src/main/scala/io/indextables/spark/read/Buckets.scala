@@ -1,0 +1,334 @@
+package io.indextables.spark.read
+
+import java.net.{URLDecoder, URLEncoder}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.{FunctionIdentifier, InternalRow}
+import org.apache.spark.sql.catalyst.expressions.{ApplyFunctionExpression, Expression, ExpressionInfo}
+import org.apache.spark.sql.connector.catalog.functions.ScalarFunction
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import io.indextables.spark.IndexTablesErrors
+
+/**
+ * A bucket function of GROUP BY: the value that names the bucket a column value falls into.
+ * Spark evaluates it row by row ([[BucketFunction]]); a pushed aggregation asks tantivy's
+ * histogram, date_histogram or range aggregation for the same buckets, whose keys equal what
+ * [[keyOf]] returns for every value they hold (the pushdown takes a column only where they do).
+ * Immutable.
+ */
+sealed trait Bucket extends Serializable {
+
+  /** The SQL function's name. */
+  def function: String
+
+  /** The type of the bucket keys. */
+  def resultType: DataType
+
+  /** The bucket of `v` (a non-null internal value of a type [[Bucket.accepts]] allows). */
+  def keyOf(v: Any): Any
+
+  /** The bucket's arguments after the column, as SQL would write them (for EXPLAIN). */
+  def arguments: Seq[String]
+
+  /**
+   * A name that determines the bucket exactly: V2 pushdown carries a function's canonical name,
+   * and [[Bucket.fromCanonicalName]] reads it back.
+   */
+  final def canonicalName: String =
+    (Seq(Bucket.Prefix, function) ++ arguments).map(URLEncoder.encode(_, UTF_8.name)).mkString(":")
+
+  def describe(column: String): String = s"$function(${(column +: arguments).mkString(", ")})"
+}
+
+/** `floor((v - offset) / interval) * interval + offset`, in doubles, as tantivy computes it. */
+final case class HistogramBucket(interval: Double, offset: Double) extends Bucket {
+  override def function: String = Bucket.Histogram
+  override def resultType: DataType = DoubleType
+  override def keyOf(v: Any): Any = key(Bucket.asDouble(v))
+  def key(d: Double): Double = math.floor((d - offset) / interval) * interval + offset
+  override def arguments: Seq[String] = Seq(interval.toString, offset.toString)
+}
+
+/**
+ * The start of the fixed-length interval (UTC, from the epoch, shifted by `offsetMicros`) a
+ * timestamp falls into, as a timestamp.
+ */
+final case class DateHistogramBucket(intervalMicros: Long, offsetMicros: Long) extends Bucket {
+  override def function: String = Bucket.DateHistogram
+  override def resultType: DataType = TimestampType
+  override def keyOf(v: Any): Any = key(v.asInstanceOf[Long])
+  def key(micros: Long): Long =
+    Math.floorDiv(micros - offsetMicros, intervalMicros) * intervalMicros + offsetMicros
+  override def arguments: Seq[String] =
+    Seq(intervalMicros, offsetMicros).map(m => s"'${Bucket.formatDuration(m)}'")
+}
+
+/** One named range of [[RangeBucket]]: from inclusive, to exclusive; None is unbounded. */
+final case class NamedRange(name: String, from: Option[Double], to: Option[Double]) {
+  def contains(d: Double): Boolean = from.forall(d >= _) && to.forall(d < _)
+}
+
+/** The name of the range a value falls into; NULL when it falls into none. */
+final case class RangeBucket(ranges: Seq[NamedRange]) extends Bucket {
+  override def function: String = Bucket.Range
+  override def resultType: DataType = StringType
+  override def keyOf(v: Any): Any = {
+    val d = Bucket.asDouble(v)
+    ranges.find(_.contains(d)).map(r => UTF8String.fromString(r.name)).orNull
+  }
+  override def arguments: Seq[String] = ranges.flatMap { r =>
+    Seq(s"'${r.name}'", r.from.fold("NULL")(_.toString), r.to.fold("NULL")(_.toString))
+  }
+}
+
+object Bucket {
+  val Histogram = "indextables_histogram"
+  val DateHistogram = "indextables_date_histogram"
+  val Range = "indextables_range"
+  private val Prefix = "indextables.bucket"
+
+  /** The bucket a V2 function's canonical name describes, if it is one of ours. */
+  def fromCanonicalName(name: String): Option[Bucket] =
+    Try(name.split(":", -1).map(URLDecoder.decode(_, UTF_8.name)).toSeq).toOption.flatMap {
+      case Seq(Prefix, Histogram, interval, offset) =>
+        Try(HistogramBucket(interval.toDouble, offset.toDouble)).toOption
+      case Seq(Prefix, DateHistogram, interval, offset) =>
+        for {
+          i <- Bucket.parseDuration(unquote(interval), signed = false)
+          o <- Bucket.parseDuration(unquote(offset), signed = true)
+        } yield DateHistogramBucket(i, o)
+      case Prefix +: Range +: rest if rest.size % 3 == 0 =>
+        def bound(s: String) = if (s == "NULL") None else Some(s.toDouble)
+        Try(RangeBucket(rest.grouped(3).map { case Seq(n, f, t) =>
+          NamedRange(unquote(n), bound(f), bound(t))
+        }.toSeq)).toOption
+      case _ => None
+    }
+
+  private def unquote(s: String): String = s.stripPrefix("'").stripSuffix("'")
+
+  /** The column types a bucket function of `function` takes. */
+  def accepts(function: String, t: DataType): Boolean = function match {
+    case DateHistogram => t == TimestampType
+    case _ => t match {
+        case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType => true
+        case _: DecimalType => true
+        case _ => false
+      }
+  }
+
+  def asDouble(v: Any): Double = v match {
+    case b: Byte => b.toDouble
+    case s: Short => s.toDouble
+    case i: Int => i.toDouble
+    case l: Long => l.toDouble
+    case f: Float => f.toDouble
+    case d: Double => d
+    case d: Decimal => d.toDouble
+    case other => throw new IllegalStateException(s"not a number: $other")
+  }
+
+  private val Units =
+    Seq("ms" -> 1000L, "s" -> 1000000L, "m" -> 60000000L, "h" -> 3600000000L, "d" -> 86400000000L)
+  private val Duration = """([+-]?)(\d+)(ms|s|m|h|d)""".r
+
+  /** `micros` in the largest unit that holds it whole (`1h`, `-30m`, `1500ms`). */
+  def formatDuration(micros: Long): String = {
+    val (unit, size) = Units.reverse.find(u => micros % u._2 == 0).getOrElse(Units.head)
+    s"${micros / size}$unit"
+  }
+
+  /**
+   * A fixed interval as Elasticsearch and tantivy write it (`30m`, `1h`, `1d`; units ms, s, m,
+   * h, d), in microseconds; None if it is not one. A sign is allowed only where `signed`.
+   */
+  def parseDuration(s: String, signed: Boolean): Option[Long] = s.trim match {
+    case Duration(sign, n, unit) if signed || sign.isEmpty =>
+      Try(Math.multiplyExact(n.toLong, Units.toMap.apply(unit))).toOption
+        .map(m => if (sign == "-") -m else m)
+    case _ => None
+  }
+}
+
+/**
+ * A bucket function as Spark evaluates it: a V2 scalar function over the column (the other
+ * arguments are literals, kept as children so the column's SQL name shows them). Spark plans it
+ * as an [[ApplyFunctionExpression]], which V2 aggregate pushdown hands to the scan builder as a
+ * `UserDefinedScalarFunc` carrying [[Bucket.canonicalName]].
+ */
+final case class BucketFunction(bucket: Bucket, argumentTypes: Seq[DataType])
+    extends ScalarFunction[AnyRef] {
+  override def inputTypes(): Array[DataType] = argumentTypes.toArray
+  override def resultType(): DataType = bucket.resultType
+  override def name(): String = bucket.function
+  override def canonicalName(): String = bucket.canonicalName
+  override def isResultNullable: Boolean = true
+
+  override def produceResult(input: InternalRow): AnyRef =
+    if (input.isNullAt(0)) null
+    else bucket.keyOf(input.get(0, argumentTypes.head)).asInstanceOf[AnyRef]
+}
+
+/**
+ * The bucket functions' SQL registrations, as (name, info, builder) triples for
+ * `SparkSessionExtensions.injectFunction`, with upstream IndexTables' names and arguments:
+ *  - `indextables_histogram(col, interval[, offset])`;
+ *  - `indextables_date_histogram(col, 'interval'[, 'offset'])`, UTC;
+ *  - `indextables_range(col, name1, from1, to1, ...)`, NULL bounds unbounded.
+ * Every argument after the column must be a literal; a bad one fails analysis with a clear error.
+ */
+object BucketFunctions {
+
+  type Builder = Seq[Expression] => Expression
+
+  val all: Seq[(FunctionIdentifier, ExpressionInfo, Builder)] = Seq(
+    (
+      Bucket.Histogram,
+      "_FUNC_(col, interval[, offset]) - The bucket of a numeric value: " +
+        "floor((col - offset) / interval) * interval + offset, as a DOUBLE.",
+      histogram _),
+    (
+      Bucket.DateHistogram,
+      "_FUNC_(col, 'interval'[, 'offset']) - The start (UTC) of the fixed interval ('30m', " +
+        "'1h', '1d'; units ms, s, m, h, d) a timestamp falls into, as a TIMESTAMP.",
+      dateHistogram _),
+    (
+      Bucket.Range,
+      "_FUNC_(col, name1, from1, to1, ...) - The name of the range [from, to) a numeric value " +
+        "falls into (NULL bounds are unbounded; ranges must not overlap), or NULL if none.",
+      range _)
+  ).map { case (name, usage, build) =>
+    (
+      FunctionIdentifier(name),
+      new ExpressionInfo(
+        classOf[ApplyFunctionExpression].getCanonicalName,
+        null,
+        name,
+        usage,
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        ""),
+      build)
+  }
+
+  private def histogram(args: Seq[Expression]): Expression = {
+    val f = Bucket.Histogram
+    if (args.size < 2 || args.size > 3)
+      throw IndexTablesErrors.bucketFunctionArguments(
+        f,
+        s"takes 2 or 3 arguments, got ${args.size}")
+    val interval = number(f, "interval", args(1))
+      .filter(d => d > 0 && !d.isInfinite)
+      .getOrElse(throw IndexTablesErrors.bucketFunctionArguments(
+        f,
+        s"interval must be a positive number, got ${args(1).sql}"))
+    val offset = args.lift(2).map { a =>
+      number(f, "offset", a).filterNot(_.isInfinite).getOrElse(
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"offset must be a number, got ${a.sql}"))
+    }.getOrElse(0.0)
+    apply(f, HistogramBucket(interval, offset), args)
+  }
+
+  private def dateHistogram(args: Seq[Expression]): Expression = {
+    val f = Bucket.DateHistogram
+    if (args.size < 2 || args.size > 3)
+      throw IndexTablesErrors.bucketFunctionArguments(
+        f,
+        s"takes 2 or 3 arguments, got ${args.size}")
+    val interval = string(f, "interval", args(1))
+      .flatMap(s => Bucket.parseDuration(s, signed = false)).filter(_ > 0).getOrElse(
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"interval must be a string like '30m', '1h' or '1d' (units ms, s, m, h, d), " +
+            s"got ${args(1).sql}"))
+    val offset = args.lift(2).map { a =>
+      string(f, "offset", a).flatMap(s => Bucket.parseDuration(s, signed = true)).getOrElse(
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"offset must be a string like '6h' or '-30m', got ${a.sql}"))
+    }.getOrElse(0L)
+    apply(f, DateHistogramBucket(interval, offset), args)
+  }
+
+  private def range(args: Seq[Expression]): Expression = {
+    val f = Bucket.Range
+    if (args.size < 4 || (args.size - 1) % 3 != 0)
+      throw IndexTablesErrors.bucketFunctionArguments(
+        f,
+        s"takes the column and then (name, from, to) triples, got ${args.size} arguments")
+    val ranges = args.tail.grouped(3).map { case Seq(n, from, to) =>
+      val name = string(f, "a range name", n).getOrElse(
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"a range name must be a string, got ${n.sql}"))
+      def bound(e: Expression) =
+        if (e.foldable && e.eval() == null) None
+        else Some(number(f, "a bound", e).filterNot(_.isNaN).getOrElse(
+          throw IndexTablesErrors.bucketFunctionArguments(
+            f,
+            s"range '$name' has bound ${e.sql}: bounds are numbers or NULL")))
+      NamedRange(name, bound(from), bound(to))
+    }.toSeq
+    ranges.groupBy(_.name).collectFirst {
+      case (n, rs) if rs.size > 1 =>
+        throw IndexTablesErrors.bucketFunctionArguments(f, s"range '$n' is named twice")
+    }
+    ranges.foreach { r =>
+      if (r.from.isEmpty && r.to.isEmpty || r.from.zip(r.to).exists { case (a, b) => a >= b })
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"range '${r.name}' must have from < to, one of them at least not NULL")
+    }
+    val sorted = ranges.sortBy(_.from.getOrElse(Double.NegativeInfinity))
+    sorted.zip(sorted.drop(1)).foreach { case (a, b) =>
+      if (a.to.forall(t => b.from.forall(t > _)))
+        throw IndexTablesErrors.bucketFunctionArguments(
+          f,
+          s"ranges '${a.name}' and '${b.name}' overlap: a value's group must be one range")
+    }
+    apply(f, RangeBucket(ranges), args)
+  }
+
+  private def apply(function: String, bucket: Bucket, args: Seq[Expression]): Expression = {
+    val column = args.head
+    if (!Bucket.accepts(function, column.dataType))
+      throw IndexTablesErrors.bucketFunctionArguments(
+        function,
+        s"cannot bucket ${column.sql} of type ${column.dataType.sql}" +
+          (if (function == Bucket.DateHistogram) ": it takes a TIMESTAMP column"
+           else ": it takes a numeric column")
+      )
+    ApplyFunctionExpression(BucketFunction(bucket, args.map(_.dataType)), args)
+  }
+
+  private def literal(function: String, what: String, e: Expression): Any = {
+    if (!e.foldable)
+      throw IndexTablesErrors.bucketFunctionArguments(
+        function,
+        s"$what must be a literal, got ${e.sql}")
+    e.eval()
+  }
+
+  private def number(function: String, what: String, e: Expression): Option[Double] =
+    literal(function, what, e) match {
+      case null => None
+      case _: UTF8String => None
+      case v => Try(Bucket.asDouble(v)).toOption
+    }
+
+  private def string(function: String, what: String, e: Expression): Option[String] =
+    literal(function, what, e) match {
+      case s: UTF8String => Some(s.toString)
+      case _ => None
+    }
+}

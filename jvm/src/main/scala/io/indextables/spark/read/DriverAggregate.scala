@@ -1,0 +1,142 @@
+package io.indextables.spark.read
+
+import java.util.concurrent.Executors
+
+import scala.collection.mutable
+import scala.concurrent.{Await, ExecutionContext, Future}
+import scala.concurrent.duration.Duration
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Avg, Count, Sum}
+import org.apache.spark.sql.connector.read.LocalScan
+import org.apache.spark.sql.types._
+
+import io.indextables.spark.read.PushedMetric._
+
+/**
+ * A pushed aggregation over few splits, answered completely on the driver: each split's
+ * partial rows come from the same [[IndexTables4SparkAggregateReader]] a task would run (one
+ * thread per split, at most one per core), and the driver merges them into Spark's final rows.
+ * No Spark job runs, which for a small aggregation costs more than the search itself.
+ *
+ * @param aggregation Spark's aggregation (AVG as AVG)
+ * @param plan        the partial plan the splits answer: AVG(c) as SUM(c) and COUNT(c)
+ * @param outputs     for each of Spark's aggregate functions, the partials it is made of: one
+ *                    index into `plan.metrics`, two (sum, count) for an AVG
+ */
+final case class DriverAggregate(
+    aggregation: Aggregation,
+    plan: AggregatePlan,
+    outputs: Seq[Seq[Int]],
+    resultTypes: Seq[DataType]) {
+
+  /** The final rows' schema: group keys, then each function's result. */
+  def schema: StructType = StructType(
+    plan.schema.fields.take(plan.groupBy.size) ++ resultTypes.zipWithIndex.map { case (t, i) =>
+      StructField(s"agg_$i", t, nullable = true)
+    })
+
+  def describe: String = plan.describe + ", AnsweredOnDriver: true"
+
+  /** The final rows over `splits` (read as `read` plans them), one per group. */
+  def run(read: ReadPlan, splits: Seq[SplitInputPartition], threads: Int): Seq[InternalRow] = {
+    val partials = DriverAggregate.inParallel(splits, threads) { split =>
+      val reader = new IndexTables4SparkAggregateReader(read, split, plan)
+      try {
+        val out = mutable.ArrayBuffer.empty[InternalRow]
+        while (reader.next()) out += reader.get().copy()
+        out.toSeq
+      } finally reader.close()
+    }.flatten
+    val groups = plan.groupBy.size
+    val merged = mutable.LinkedHashMap.empty[Seq[Any], Array[Any]]
+    partials.foreach { r =>
+      val key = plan.groupBy.indices.map(i => r.get(i, plan.groupBy(i).dataType))
+      val values = plan.metrics.indices.map(i => r.get(groups + i, plan.metrics(i).outputType))
+      merged.get(key) match {
+        case None => merged(key) = values.toArray
+        case Some(acc) =>
+          plan.metrics.indices.foreach(i =>
+            acc(i) = DriverAggregate.merge(plan.metrics(i), acc(i), values(i)))
+      }
+    }
+    // Without groups there is one row even over no split: COUNT 0, the others NULL.
+    if (merged.isEmpty && groups == 0) merged(Nil) = PartialAggregator.empty(plan.metrics)
+    merged.toSeq.map { case (key, acc) =>
+      val results = outputs.zip(resultTypes).map {
+        case (Seq(i), _) => acc(i)
+        case (Seq(s, c), _) =>
+          val n = acc(c).asInstanceOf[Long]
+          if (n == 0 || acc(s) == null) null
+          else
+            (acc(s) match {
+              case l: Long => l.toDouble
+              case d: Double => d
+              case other => throw new IllegalStateException(s"AVG of $other")
+            }) / n
+        case (other, _) => throw new IllegalStateException(s"outputs $other")
+      }
+      new GenericInternalRow((key ++ results).toArray[Any]): InternalRow
+    }
+  }
+}
+
+object DriverAggregate {
+
+  /**
+   * The partial aggregation behind `aggregation` with each AVG as SUM and COUNT of its column,
+   * and how Spark's functions map onto its functions; None when it holds a function that a
+   * complete answer cannot give (Spark then pushes it partially, or not at all).
+   */
+  def partial(aggregation: Aggregation): Option[(Aggregation, Seq[Seq[Int]])] = {
+    val funcs = mutable.ArrayBuffer.empty[AggregateFunc]
+    val outputs = aggregation.aggregateExpressions().toSeq.map {
+      case a: Avg if !a.isDistinct =>
+        funcs += new Sum(a.column, false)
+        funcs += new Count(a.column, false)
+        Seq(funcs.size - 2, funcs.size - 1)
+      case _: Avg => return None
+      case f =>
+        funcs += f
+        Seq(funcs.size - 1)
+    }
+    Some((new Aggregation(funcs.toArray, aggregation.groupByExpressions()), outputs))
+  }
+
+  /** Spark's result type of each function, from the partial plan's metric types. */
+  def resultTypes(plan: AggregatePlan, outputs: Seq[Seq[Int]]): Seq[DataType] = outputs.map {
+    case Seq(_, _) => DoubleType
+    case Seq(i) => plan.metrics(i).outputType
+    case other => throw new IllegalStateException(s"outputs $other")
+  }
+
+  private def merge(m: PushedMetric, a: Any, b: Any): Any =
+    if (a == null) b
+    else if (b == null) a
+    else m match {
+      case CountAll | CountOf(_) => a.asInstanceOf[Long] + b.asInstanceOf[Long]
+      case SumOf(_, t) if PushedMetric.isIntegral(t) => a.asInstanceOf[Long] + b.asInstanceOf[Long]
+      case SumOf(_, _) => a.asInstanceOf[Double] + b.asInstanceOf[Double]
+      case MinOf(_, t) => if (PartialAggregator.compare(t, b, a) < 0) b else a
+      case MaxOf(_, t) => if (PartialAggregator.compare(t, b, a) > 0) b else a
+    }
+
+  /** `f` of each item, on at most `threads` threads of a pool made for the call. */
+  private def inParallel[A, B](items: Seq[A], threads: Int)(f: A => B): Seq[B] =
+    if (items.size <= 1) items.map(f)
+    else {
+      val pool = Executors.newFixedThreadPool(math.max(1, math.min(threads, items.size)))
+      implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
+      try Await.result(Future.sequence(items.map(i => Future(f(i)))), Duration.Inf)
+      finally pool.shutdown()
+    }
+}
+
+/** The final rows of an aggregation the driver answered, as a local scan (no task). */
+final class IndexTables4SparkDriverScan(rowsOut: Seq[InternalRow], schema: StructType, desc: String)
+    extends LocalScan {
+  override def description(): String = desc
+  override def rows(): Array[InternalRow] = rowsOut.toArray
+  override def readSchema(): StructType = schema
+}
