@@ -22,6 +22,7 @@ import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
+import indextables
 from helpers import (
     assert_same_rows,
     error_text,
@@ -239,10 +240,10 @@ def test_bad_input_names_the_thing_at_fault(spark: SparkSession, tmp_path: Path)
         e = _error(spark, f"MERGE SPLITS '{path}' {clause} {value}")
         assert e.error_class == "INDEXTABLES_INVALID_MERGE_OPTION"
         assert clause in e.message and f"'{value}'" in e.message
-    # An unknown table name: Spark's own TABLE_OR_VIEW_NOT_FOUND, naming it, as for any command.
-    with pytest.raises(Exception) as info:
+    # An unknown table name: INDEXTABLES_TABLE_NOT_FOUND naming it, as for any command.
+    with pytest.raises(indextables.TableNotFoundError) as info:
         spark.sql("MERGE SPLITS no_such_view_for_merge").collect()
-    assert "TABLE_OR_VIEW_NOT_FOUND" in str(info.value)
+    assert "INDEXTABLES_TABLE_NOT_FOUND" in str(info.value)
     assert "no_such_view_for_merge" in str(info.value)
     assert _state(spark, path).version == 0
 

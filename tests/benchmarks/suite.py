@@ -114,12 +114,14 @@ def scan_metrics(df: DataFrame) -> dict[str, Any]:
     description = None
     for n in nodes:
         name = n.getClass().getSimpleName()
-        if name in ("BatchScanExec", "FileSourceScanExec"):
+        if name in ("BatchScanExec", "FileSourceScanExec", "IndexTablesLocalScanExec"):
             m = n.metrics().get("numOutputRows")
             if m.isDefined():
                 shipped.append(int(m.get().value()))
             if name == "BatchScanExec":
                 description = str(n.scan().description())
+            elif name == "IndexTablesLocalScanExec":  # answered on the driver, with no job
+                description = str(n.description())
     return {"scan_rows": sum(shipped) if shipped else None, "scan": description}
 
 

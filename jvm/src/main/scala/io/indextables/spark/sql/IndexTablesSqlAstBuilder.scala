@@ -38,7 +38,7 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
   }
 
   override def visitDescribeMergeJobs(ctx: DescribeMergeJobsContext): LogicalPlan =
-    DescribeMergeJobsCommand()
+    DescribeMergeJobsCommand
 
   override def visitDescribeState(ctx: DescribeStateContext): LogicalPlan =
     DescribeIndexTablesStateCommand(target(ctx.target()))
@@ -47,13 +47,13 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
     DescribeIndexTablesTransactionLogCommand(target(ctx.target()), includeAll = ctx.ALL() != null)
 
   override def visitDescribeDiskCache(ctx: DescribeDiskCacheContext): LogicalPlan =
-    DescribeIndexTablesDiskCacheCommand()
+    DescribeIndexTablesDiskCacheCommand
 
   override def visitDescribeStorageStats(ctx: DescribeStorageStatsContext): LogicalPlan =
-    DescribeIndexTablesStorageStatsCommand()
+    DescribeIndexTablesStorageStatsCommand
 
   override def visitDescribeEnvironment(ctx: DescribeEnvironmentContext): LogicalPlan =
-    DescribeIndexTablesEnvironmentCommand()
+    DescribeIndexTablesEnvironmentCommand
 
   override def visitDescribeComponentSizes(ctx: DescribeComponentSizesContext): LogicalPlan =
     DescribeIndexTablesComponentSizesCommand(
@@ -61,10 +61,10 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       Option(ctx.where).map(textOf).filter(_.nonEmpty))
 
   override def visitFlushSearcherCache(ctx: FlushSearcherCacheContext): LogicalPlan =
-    FlushIndexTablesSearcherCacheCommand()
+    FlushIndexTablesSearcherCacheCommand
 
   override def visitFlushDiskCache(ctx: FlushDiskCacheContext): LogicalPlan =
-    FlushIndexTablesDiskCacheCommand()
+    FlushIndexTablesDiskCacheCommand
 
   override def visitInvalidateTransactionLogCache(
       ctx: InvalidateTransactionLogCacheContext): LogicalPlan =

@@ -63,7 +63,7 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
       MergeSplitsCommand(TableName(Seq("t")), None, None, Some("1"), None))
     assert(parser.parsePlan("COMPACT TANTIVY4SPARK '/t'") ==
       CheckpointIndexTablesCommand(TablePath("/t")))
-    assert(parser.parsePlan("DESCRIBE INDEXTABLES MERGE JOBS") == DescribeMergeJobsCommand())
+    assert(parser.parsePlan("DESCRIBE INDEXTABLES MERGE JOBS") == DescribeMergeJobsCommand)
     intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS"))
     intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS '/t' WHERE"))
     intercept[IndexTablesException](parser.parsePlan("MERGE SPLITS '/t' TARGET SIZE"))

@@ -14,7 +14,7 @@ import io.indextables.spark.read.SplitCaches
  * enabled boolean, path string, total_bytes long, max_bytes long (0: two thirds of the disk),
  * usage_percent double, splits_cached int, components_cached int.
  */
-case class DescribeIndexTablesDiskCacheCommand() extends LeafRunnableCommand {
+case object DescribeIndexTablesDiskCacheCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("executor_id", StringType, nullable = false)(),

@@ -18,7 +18,7 @@ import io.indextables.spark.storage.StorageKeys
  * Spark's redaction patterns (`spark.redaction.regex`, `spark.sql.redaction.options.regex`)
  * and the plugin's own list of secret keys.
  */
-case class DescribeIndexTablesEnvironmentCommand() extends LeafRunnableCommand {
+case object DescribeIndexTablesEnvironmentCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("source", StringType, nullable = false)(),
@@ -48,9 +48,7 @@ case class DescribeIndexTablesEnvironmentCommand() extends LeafRunnableCommand {
     versions.map { case (k, v) => Row("version", k, v) } ++ rows("spark", sparkConf) ++
       rows("hadoop", hadoopConf)
   }
-}
 
-object DescribeIndexTablesEnvironmentCommand {
   val HadoopPrefixes: Seq[String] = Seq("spark.indextables.", "fs.s3a.", "fs.azure.")
 
   val Redacted = "*********(redacted)"

@@ -15,7 +15,7 @@ import io.indextables.spark.read.SplitCaches
  * memory_cache_hits long, memory_cache_misses long (its in-memory caches), local_copies int and
  * local_copy_bytes long (splits copied whole from Azure or HDFS).
  */
-case class DescribeIndexTablesStorageStatsCommand() extends LeafRunnableCommand {
+case object DescribeIndexTablesStorageStatsCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("executor_id", StringType, nullable = false)(),

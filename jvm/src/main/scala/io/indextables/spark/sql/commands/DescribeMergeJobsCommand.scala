@@ -14,7 +14,7 @@ import io.indextables.spark.merge.MergeOnWrite
  * upstream's columns trigger_version long (the write's version), commit_version long (the
  * merge's, null until it commits), merged_files long and message string (what it did).
  */
-case class DescribeMergeJobsCommand() extends LeafRunnableCommand {
+case object DescribeMergeJobsCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("job_id", StringType, nullable = false)(),

@@ -15,7 +15,7 @@ import io.indextables.spark.read.SplitCaches
  * One row per JVM: executor_id string, disk_caches_flushed int, disk_cache_bytes_freed long,
  * local_copies_deleted int, local_copy_bytes_freed long.
  */
-case class FlushIndexTablesDiskCacheCommand() extends LeafRunnableCommand {
+case object FlushIndexTablesDiskCacheCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("executor_id", StringType, nullable = false)(),

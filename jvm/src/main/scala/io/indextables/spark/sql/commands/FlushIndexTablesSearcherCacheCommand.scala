@@ -14,7 +14,7 @@ import io.indextables.spark.read.SplitCaches
  * leaf-search cache). One row per JVM: executor_id string ("driver" for the driver),
  * searchers_closed int, cache_managers int, bytes_freed long.
  */
-case class FlushIndexTablesSearcherCacheCommand() extends LeafRunnableCommand {
+case object FlushIndexTablesSearcherCacheCommand extends LeafRunnableCommand {
 
   override val output: Seq[Attribute] = Seq(
     AttributeReference("executor_id", StringType, nullable = false)(),
