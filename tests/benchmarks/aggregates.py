@@ -37,7 +37,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-import indextables
+from bench_session import local_session
 
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
@@ -45,18 +45,9 @@ LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 
 
 def _spark(cores: int, memory: str) -> SparkSession:
-    builder = (
-        SparkSession.builder.master(f"local[{cores}]")
-        .appName("indextables-bench-aggregates")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", memory)
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    return local_session(
+        "aggregates", cores, memory, {"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS"}
     )
-    spark = indextables.configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
 
 
 def queries(days: list[dt.date]) -> dict[str, Callable[[str, int], str]]:

@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-import indextables
+from bench_session import local_session
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
@@ -38,17 +38,7 @@ TERMS = ["error", "failed", "connection", "timeout", "session", "user", "block",
 
 
 def _spark(cores: int, memory: str) -> SparkSession:
-    builder = (
-        SparkSession.builder.master(f"local[{cores}]")
-        .appName("indextables-bench-merge-splits")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", memory)
-        .config("spark.sql.session.timeZone", "UTC")
-    )
-    spark = indextables.configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
+    return local_session("merge-splits", cores, memory)
 
 
 def _query(run: int) -> str:

@@ -27,7 +27,7 @@ from pyspark.sql import SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-import indextables
+from bench_session import local_session
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 OPTIMIZE = "spark.indextables.write.optimizeWrite."
@@ -36,20 +36,16 @@ LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 
 
 def _spark(cores: int, memory: str) -> SparkSession:
-    builder = (
-        SparkSession.builder.master(f"local[{cores}]")
-        .appName("indextables-bench-optimized-writes")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", memory)
-        .config("spark.sql.session.timeZone", "UTC")
-        # One read task per Parquet file: the input keeps its many small partitions.
-        .config("spark.sql.files.maxPartitionBytes", str(1 << 34))
-        .config("spark.sql.files.openCostInBytes", str(1 << 34))
+    return local_session(
+        "optimized-writes",
+        cores,
+        memory,
+        {
+            # One read task per Parquet file: the input keeps its many small partitions.
+            "spark.sql.files.maxPartitionBytes": str(1 << 34),
+            "spark.sql.files.openCostInBytes": str(1 << 34),
+        },
     )
-    spark = indextables.configure_spark(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
 
 
 def _sizes(path: Path) -> list[int]:

@@ -1,0 +1,28 @@
+"""The local SparkSession each stand-alone benchmark script runs in, configured as users do
+(`indextables.configure_spark`), with the settings every benchmark shares."""
+
+from __future__ import annotations
+
+from pyspark.sql import SparkSession
+
+import indextables
+
+
+def local_session(
+    app: str, cores: int, memory: str, conf: dict[str, str] | None = None
+) -> SparkSession:
+    """A local session of `cores` cores and `memory` of driver heap, no UI or progress bars,
+    UTC, plus `conf`."""
+    builder = (
+        SparkSession.builder.master(f"local[{cores}]")
+        .appName(f"indextables-bench-{app}")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", memory)
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = indextables.configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
