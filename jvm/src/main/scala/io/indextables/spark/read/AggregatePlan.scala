@@ -87,12 +87,16 @@ object PushedMetric {
  * @param fetchFields the data columns the aggregation reads, as the splits hold them: what a
  *                   split fetches to aggregate its rows itself when tantivy cannot answer exactly
  *                   (a group with more values than one terms aggregation returns, a NaN)
+ * @param nonNullColumns columns the pushed filters hold non-null in every match (an IsNotNull
+ *                   or a comparison of the column at the filters' top level): a group on one
+ *                   of them has no NULL key to look for
  */
 final case class AggregatePlan(
     groupBy: Seq[GroupColumn],
     metrics: Seq[PushedMetric],
     countField: Option[String] = None,
-    fetchFields: Seq[IndexedField] = Nil) {
+    fetchFields: Seq[IndexedField] = Nil,
+    nonNullColumns: Set[String] = Set.empty) {
 
   /** The scan's output: group columns in Spark's order, then the partial values. */
   def schema: StructType = StructType(
@@ -127,7 +131,10 @@ final case class AggregatePlan(
 
 object AggregatePlan {
 
-  /** Data columns grouped in one pushed aggregation, at most (null keys cost 2^n searches). */
+  /**
+   * Data columns grouped in one pushed aggregation, at most (NULL keys that tantivy cannot
+   * bucket cost up to 2^n searches).
+   */
   val MaxDataGroups = 4
 
   /**

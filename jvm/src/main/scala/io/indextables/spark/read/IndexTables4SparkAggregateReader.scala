@@ -5,6 +5,8 @@ import java.time.Instant
 import scala.collection.JavaConverters._
 import scala.util.Try
 
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
@@ -27,10 +29,14 @@ import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, S
  * count), from a value count on a fast field plus the hits that lack a value, or from the hits.
  *
  * Exactness: a terms aggregation is asked for one bucket more than the split could need (or
- * than we accept); fewer back proves no bucket was cut (tantivy4java reports no
- * sum_other_doc_count). Documents lacking a grouped value (SQL NULL keys) are found by the same
- * aggregation over `query AND NOT exists(column)`, for each combination of null keys, when the
- * buckets do not hold every match. When a list was cut, a floating column holds NaN (which
+ * than we accept); fewer back proves no bucket was cut. Documents lacking a grouped value (SQL
+ * NULL keys) land, in the same call, in the bucket of tantivy's `missing` key [[NullKey]], on
+ * every terms level where that key cannot be a value: integer and date columns (whose keys are
+ * numbers and instants), and string columns whose log minimum in this split is above it. For
+ * any other group (booleans, bucket functions, strings without that proof) whose column the
+ * filters do not hold non-null, NULL keys are found by the same aggregation over `query AND NOT
+ * exists(column)`, for each combination of such keys, when the buckets do not hold every
+ * match. When a list was cut, a floating column holds NaN (which
  * tantivy's min/max skip and Spark orders last), or a value does not convert exactly, the split
  * fetches the columns of its matching rows and aggregates them itself ([[PartialAggregator]]).
  * Runs on an executor, on one thread; borrows a searcher only when the log cannot answer, and
@@ -58,6 +64,22 @@ final class IndexTables4SparkAggregateReader(
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
   private val groups = agg.dataGroups
+  // The groups whose NULL keys tantivy buckets under NullKey (see the class comment).
+  private val keyedNulls: Set[Int] = groups.indices.filter { i =>
+    val g = groups(i)
+    g.bucket.isEmpty && agg.fetchFields.find(_.name == g.name).exists { f =>
+      f.kind match {
+        case IndexKind.I64 | IndexKind.DateTime => true
+        case IndexKind.RawString =>
+          split.keyMins.get(g.name).exists(m => m.nonEmpty && m.charAt(0) > NullKey.charAt(0))
+        case _ => false // tantivy refuses a string `missing` on a boolean column
+      }
+    }
+  }.toSet
+  // The groups whose NULL keys take searches of their own.
+  private val nullable = groups.indices.filterNot { i =>
+    keyedNulls(i) || agg.nonNullColumns.contains(groups(i).name)
+  }
   private val stats = agg.statsColumns
   private val counted = agg.countedColumns
   // One bucket more than the split could need (or than we accept).
@@ -96,12 +118,11 @@ final class IndexTables4SparkAggregateReader(
       else metricsOf(runAggregation(query, metricAggregations), n).map(v => Seq((Nil, v)))
     } else {
       bucketed(query, groups.indices).flatMap { all =>
-        val inBuckets = all.map(_._2).sum
-        val matches = countMatches(query)
-        if (matches == inBuckets) Some(all.map(p => (p._1, p._3)))
+        lazy val inBuckets = all.map(_._2).sum
+        if (nullable.isEmpty || countMatches(query) == inBuckets) Some(all.map(p => (p._1, p._3)))
         else {
           // Some matches lack a grouped value: one search per combination of NULL keys.
-          val nullGroups = (1 to groups.size).flatMap(groups.indices.combinations).map { absent =>
+          val nullGroups = (1 to nullable.size).flatMap(nullable.combinations).map { absent =>
             val q = absent.foldLeft(new SplitBooleanQuery().addMust(query)) { (b, i) =>
               b.addMustNot(new SplitExistsQuery(groups(i).name))
             }
@@ -134,7 +155,7 @@ final class IndexTables4SparkAggregateReader(
       val outer = nested.zipWithIndex.reverse.foldLeft(Option.empty[SplitAggregation]) {
         case (inner, (g, depth)) =>
           val subs = inner.map(i => Map(i.getName -> i)).getOrElse(metricAggregations)
-          Some(bucketAggregation(s"g$depth", groups(g), subs))
+          Some(bucketAggregation(s"g$depth", groups(g), keyedNulls(g), subs))
       }.get
       // A floating column bucketed holds no NaN or infinity (tantivy's buckets would differ),
       // checked by stats aggregations in the same call.
@@ -155,7 +176,7 @@ final class IndexTables4SparkAggregateReader(
       }
       def walk(r: AggregationResult, depth: Int, keys: Map[Int, Any])
           : Option[Seq[(Seq[Any], Long, Array[Any])]] =
-        bucketsOf(groups(nested(depth)), r).flatMap { buckets =>
+        bucketsOf(groups(nested(depth)), keyedNulls(nested(depth)), r).flatMap { buckets =>
           val out = buckets.filter(_._2 > 0).map { case (key, docs, sub) =>
             key.flatMap { k =>
               val ks = keys + (nested(depth) -> k)
@@ -174,13 +195,19 @@ final class IndexTables4SparkAggregateReader(
   private def isFloating(g: GroupColumn): Boolean =
     agg.fetchFields.find(_.name == g.name).exists(f => f.kind == IndexKind.F64)
 
-  /** The aggregation that buckets `g`'s values, with `subs` under each bucket. */
+  /**
+   * The aggregation that buckets `g`'s values, with `subs` under each bucket; documents without
+   * a value go to the bucket of [[NullKey]] when `keyNulls`.
+   */
   private def bucketAggregation(
       name: String,
       g: GroupColumn,
+      keyNulls: Boolean,
       subs: Map[String, SplitAggregation]): SplitAggregation = g.bucket match {
     case None =>
-      val t = new TermsAggregation(name, g.name, size, size)
+      val t =
+        if (keyNulls) new TermsWithMissing(name, g.name, size, NullKey)
+        else new TermsAggregation(name, g.name, size, size)
       subs.foreach { case (n, a) => t.addSubAggregation(n, a) }
       t
     case Some(HistogramBucket(interval, offset)) =>
@@ -210,12 +237,13 @@ final class IndexTables4SparkAggregateReader(
    * when it does not convert exactly), its document count and its sub-aggregations. None when
    * the list may have been cut (a terms list as long as asked for).
    */
-  private def bucketsOf(g: GroupColumn, r: AggregationResult)
+  private def bucketsOf(g: GroupColumn, keyedNulls: Boolean, r: AggregationResult)
       : Option[Seq[(Option[Any], Long, String => AggregationResult)]] = (g.bucket, r) match {
     case (None, t: TermsResult) if t.getBuckets.size < size =>
       Some(t.getBuckets.asScala.toSeq.map { b =>
         (
-          keyOf(g.dataType, b.getKeyAsString),
+          if (keyedNulls && b.getKeyAsString == NullKey) Some(null)
+          else keyOf(g.dataType, b.getKeyAsString),
           b.getDocCount,
           (n: String) => b.getSubAggregations.get(n))
       })
@@ -411,6 +439,9 @@ final class IndexTables4SparkAggregateReader(
 
 object IndexTables4SparkAggregateReader {
 
+  /** The key under which tantivy buckets documents without a value (`missing`): NUL. */
+  val NullKey: String = "\u0000"
+
   /** Buckets asked of one terms aggregation; tantivy refuses more than 65,000. */
   val MaxBuckets: Long = 10000L
 
@@ -438,4 +469,26 @@ object IndexTables4SparkAggregateReader {
             (seconds / 86400).toInt
         }
       }.toOption
+}
+
+/**
+ * A terms aggregation that buckets the documents without a value under `missingKey` (tantivy's
+ * `missing`, which tantivy4java 0.31.0's builder does not offer; its native side reads the JSON).
+ */
+private final class TermsWithMissing(name: String, field: String, size: Int, missingKey: String)
+    extends TermsAggregation(name, field, size, size) {
+  override def toAggregationJson(): String = {
+    val json = new ObjectMapper()
+    val terms = json.createObjectNode()
+    terms.put("field", field).put("size", size).put("shard_size", size).put("missing", missingKey)
+    val out = json.createObjectNode()
+    out.set[JsonNode]("terms", terms)
+    if (hasSubAggregations) {
+      val aggs = out.putObject("aggs")
+      getSubAggregations.asScala.foreach { case (n, a) =>
+        aggs.set[JsonNode](n, json.readTree(a.toAggregationJson()))
+      }
+    }
+    json.writeValueAsString(out)
+  }
 }

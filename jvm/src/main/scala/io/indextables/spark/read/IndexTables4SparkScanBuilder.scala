@@ -4,12 +4,12 @@ import org.apache.spark.sql.indextables.SparkExecutors
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
-import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.sources.{Filter, IsNotNull}
+import org.apache.spark.sql.types.{StringType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
-import io.indextables.spark.filters.{FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
+import io.indextables.spark.filters.{FilterLogic, FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.{AddAction, Snapshot, TablePaths}
@@ -174,8 +174,23 @@ final class IndexTables4SparkScanBuilder(
       schemas.map { s =>
         AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble, fromEpoch)
       }.distinct
-    if (exactFilters && plans.size == 1) plans.head else None
+    if (exactFilters && plans.size == 1) plans.head.map(_.copy(nonNullColumns = nonNullColumns))
+    else None
   }
+
+  /** Columns a top-level pushed filter holds non-null: IsNotNull, or a comparison with them. */
+  private def nonNullColumns: Set[String] = dataFilters.collect {
+    case IsNotNull(c) => c
+    case f if FilterLogic.nullRejecting(f) => f.references.head
+  }.toSet
+
+  /** The log's minimum of each string column the pushed aggregation groups by, in split `a`. */
+  private def keyMins(a: AddAction): Map[String, String] =
+    aggregate.fold(Map.empty[String, String]) {
+      p =>
+        val strings = p.dataGroups.filter(g => g.bucket.isEmpty && g.dataType == StringType)
+        strings.flatMap(g => a.minValues.flatMap(_.get(g.name)).map(g.name -> _)).toMap
+    }
 
   /**
    * Whether tantivy's double arithmetic is exact for the integer column `column` in every
@@ -282,7 +297,8 @@ final class IndexTables4SparkScanBuilder(
         a.footerEndOffset.getOrElse(0L),
         snapshot.docMappingFor(a),
         hasLongTokens(a),
-        variants._2(a.path)
+        variants._2(a.path),
+        keyMins(a)
       )
     }
     val readVariants = variants._1.zip(translations).map { case ((schema, _), (q, noTokens)) =>

@@ -50,7 +50,12 @@ final case class ReadVariant(
     queryWithoutTokensJson: Option[String],
     dataFields: Seq[IndexedField])
 
-/** One split to read, with what the log knows of it, and its [[ReadVariant]] (an index). */
+/**
+ * One split to read, with what the log knows of it, and its [[ReadVariant]] (an index).
+ *
+ * @param keyMins the log's minimum of each string column a pushed aggregation groups by (none
+ *                for other reads): it tells whether a sentinel key is free for NULLs
+ */
 final case class SplitInputPartition(
     path: String,
     partitionValues: Map[String, String],
@@ -60,4 +65,5 @@ final case class SplitInputPartition(
     footerEndOffset: Long,
     docMappingJson: Option[String],
     hasLongTokens: Boolean,
-    variant: Int = 0)
+    variant: Int = 0,
+    keyMins: Map[String, String] = Map.empty)
