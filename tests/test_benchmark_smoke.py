@@ -78,6 +78,7 @@ def test_optimized_writes_benchmark_smoke(tmp_path: Path) -> None:
 
     script = Path(__file__).resolve().parent / "benchmarks" / "optimized_writes.py"
     args = ["--rows", "20000", "--partitions", "20", "--target", "1M", "--runs", "1"]
+    args += ["--warmup", "1"]
     out = tmp_path / "optimized"
     subprocess.run(
         [sys.executable, str(script), *args, "--driver-memory", "1g", "--out", str(out)],
@@ -144,7 +145,7 @@ def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
     out = tmp_path / "bench-aggregates"
     done = subprocess.run(
         [sys.executable, str(script), "--rows", "9000", "--splits", "3", "--runs", "1",
-         "--out", str(out), "--driver-memory", "1g"],
+         "--warmup", "1", "--out", str(out), "--driver-memory", "1g"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -1,13 +1,14 @@
 """Aggregates answered by the splits against the same queries on Parquet, in one run.
 
-    .venv/bin/python tests/benchmarks/aggregates.py --rows 2000000 --splits 20 --runs 5 \\
-        --out target/bench-aggregates
+    .venv/bin/python tests/benchmarks/aggregates.py --rows 2000000 --splits 20 --runs 10 \\
+        --warmup 3 --out target/bench-aggregates
 
 Generates the benchmark suite's log rows (tests/benchmarks/datagen.py) once into a Parquet
 table of `--splits` files (timestamps as TIMESTAMP_MICROS, so Parquet can filter on them), and
 appends each file as its own commit to an IndexTables table, as appends make splits. Then times
-the issue's four queries on both, side by side in each round after one warm-up, tantivy's query
-cache off and the hourly query's day changing each round:
+the issue's four queries on both, side by side in each round after `--warmup` rounds (both
+engines' code paths compiled by the JIT first), tantivy's query cache off and the hourly query's
+day changing each round:
 
 - `level_counts`: `SELECT level, COUNT(*) ... GROUP BY level`;
 - `host_level_avg`: `SELECT host, level, AVG(latency_ms) ... GROUP BY host, level`;
@@ -153,6 +154,7 @@ def run(args: argparse.Namespace, spark: SparkSession) -> dict[str, Any]:
         "rows": args.rows,
         "splits": len(list(Path(table).glob("*.split"))),
         "runs": args.runs,
+        "warmup": args.warmup,
         "cores": args.cores,
         "command": " ".join(sys.argv),
         "queries": {},
@@ -160,12 +162,12 @@ def run(args: argparse.Namespace, spark: SparkSession) -> dict[str, Any]:
     for name, sql in queries(days).items():
         times: dict[str, list[float]] = {"parquet": [], "indextables": []}
         verified = True
-        for r in range(args.runs + 1):
+        for r in range(args.warmup + args.runs):
             # Timed from the SQL text: parsing, planning (pushdown included) and running.
             t_pq, expected = _timed(partial(_collect, spark, sql("pq", r)))
             t_it, actual = _timed(partial(_collect, spark, sql("it", r)))
             verified = verified and same_rows(actual, expected)
-            if r > 0:  # round 0 warms up
+            if r >= args.warmup:
                 times["parquet"].append(t_pq)
                 times["indextables"].append(t_it)
         df = spark.sql(sql("it", 0))
@@ -192,7 +194,8 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         f"`{r['command']}`",
         "",
-        f"Medians of {r['runs']} runs after one warm-up; ratio = Parquet / IndexTables.",
+        f"Medians of {r['runs']} runs after {r['warmup']} warm-up rounds; "
+        "ratio = Parquet / IndexTables.",
         "",
         "| query | groups | Parquet | IndexTables | ratio | rows shipped | same answer |",
         "|---|---:|---:|---:|---:|---:|---|",
@@ -212,7 +215,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=2_000_000)
     p.add_argument("--splits", type=int, default=20, help="appends, one split each")
-    p.add_argument("--runs", type=int, default=5, help="timed runs after one warm-up")
+    p.add_argument("--runs", type=int, default=10, help="timed runs after the warm-up")
+    p.add_argument("--warmup", type=int, default=3, help="untimed rounds first")
     p.add_argument("--cores", type=int, default=2)
     p.add_argument("--driver-memory", default="6g")
     p.add_argument("--out", type=Path, default=Path("target/bench-aggregates"))
