@@ -337,3 +337,32 @@ def test_small_aggregations_are_answered_on_the_driver_without_a_job(
     assert _jobs_run(spark, tasks)[1] > 0
     assert_same_rows(on_driver, make_query(logs_parquet))
     assert_same_rows(tasks, make_query(logs_parquet))
+
+
+def test_local_mode_answers_aggregations_of_many_splits_on_the_driver(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # In local mode a job's tasks would run in the driver's JVM on the same cores: by default
+    # the driver answers whatever the split count. The cluster limit (32) still applies when
+    # set, and gives the same rows through tasks.
+    assert str(spark.sparkContext.master).startswith("local")
+    rows = [(i, f"k{i % 6}" if i % 13 else None, i % 97) for i in range(4000)]
+    source = spark.createDataFrame(rows, "id long, k string, v long")
+    path = str(tmp_path_factory.mktemp("agg_many_splits") / "table")
+    write_table(source, path, options={"spark.indextables.maxRowsPerSplit": "100"})
+    splits = len(split_files(path))
+    assert splits > 32
+
+    def q(d: DataFrame) -> DataFrame:
+        return d.groupBy("k").agg(F.count("*").alias("n"), F.sum("v").alias("s"))
+
+    on_driver = q(read_table(spark, path))
+    line = scan_node(on_driver)
+    assert "AnsweredOnDriver: true" in line and f"Splits: {splits}/{splits}, Tasks: 0" in line
+    assert _jobs_run(spark, on_driver)[1] == 0
+    tasks = q(spark.read.format("indextables").option(DRIVER_MAX_SPLITS, "32").load(path))
+    task_line = scan_node(tasks)
+    assert "PushedAggregation" in task_line and "AnsweredOnDriver" not in task_line, task_line
+    assert _jobs_run(spark, tasks)[1] > 0
+    assert_same_rows(on_driver, q(source))
+    assert_same_rows(tasks, q(source))

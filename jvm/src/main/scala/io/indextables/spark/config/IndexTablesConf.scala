@@ -195,12 +195,17 @@ object IndexTablesConf {
       "fails, naming why, instead of being aggregated by Spark from the rows."
   )
 
+  /** The split limit of [[AggregateDriverMaxSplits]] on a cluster when it is -1. */
+  val DefaultDriverMaxSplits = 32
+
   val AggregateDriverMaxSplits: ConfEntry[Int] = int(
     "spark.indextables.read.aggregate.driverMaxSplits",
-    32,
+    -1,
     "A pushed aggregation over at most this many splits is answered on the driver (the splits' " +
-      "aggregations on parallel threads, merged there) without a Spark job; 0 never does.",
-    min = 0
+      "aggregations on parallel threads, merged there) without a Spark job; 0 never does. -1 " +
+      s"(the default): $DefaultDriverMaxSplits on a cluster, and any number in local mode, " +
+      "where tasks would run in the driver's JVM on the same cores.",
+    min = -1
   )
 
   val StatsTruncationMaxLength: ConfEntry[Int] = int(

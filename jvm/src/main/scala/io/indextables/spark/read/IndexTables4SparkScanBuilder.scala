@@ -119,7 +119,7 @@ final class IndexTables4SparkScanBuilder(
    * True when the log alone answers `aggregation` completely (COUNT(*) grouped by partition
    * columns at most, no filter but on partition columns): the driver then sums the splits'
    * record counts and no task runs. Otherwise true when the splits answer it exactly and there
-   * are at most `read.aggregate.driverMaxSplits` of them: [[build]] then runs their
+   * are at most [[driverMaxSplits]] of them: [[build]] then runs their
    * aggregations on the driver and merges them ([[DriverAggregate]]), again without a job.
    */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean = {
@@ -130,7 +130,7 @@ final class IndexTables4SparkScanBuilder(
         true
       case _ =>
         driverAnswer =
-          if (candidates._2.size > opts.get(IndexTablesConf.AggregateDriverMaxSplits)) None
+          if (candidates._2.size > driverMaxSplits) None
           else DriverAggregate.partial(aggregation).flatMap { case (partial, outputs) =>
             splitPlan(partial).map { p =>
               DriverAggregate(aggregation, p, outputs, DriverAggregate.resultTypes(p, outputs))
@@ -138,6 +138,18 @@ final class IndexTables4SparkScanBuilder(
           }
         driverAnswer.isDefined
     }
+  }
+
+  /**
+   * The most splits whose aggregation the driver answers: the setting, or for -1 (its default)
+   * any number in local mode, where a job's tasks would run in this JVM on the same cores and
+   * only add a job's scheduling and shuffle (about 0.2 s), else
+   * [[IndexTablesConf.DefaultDriverMaxSplits]].
+   */
+  private def driverMaxSplits: Int = opts.get(IndexTablesConf.AggregateDriverMaxSplits) match {
+    case -1 if SparkSession.active.sparkContext.isLocal => Int.MaxValue
+    case -1 => IndexTablesConf.DefaultDriverMaxSplits
+    case n => n
   }
 
   /** No filter is left for Spark, and no split is read with a different query. */
