@@ -41,26 +41,19 @@ final case class DriverAggregate(
 
   /** The final rows over `splits` (read as `read` plans them), one per group. */
   def run(read: ReadPlan, splits: Seq[SplitInputPartition], threads: Int): Seq[InternalRow] = {
-    val partials = DriverAggregate.inParallel(splits, threads) { split =>
-      val reader = new IndexTables4SparkAggregateReader(read, split, plan)
-      try {
-        val out = mutable.ArrayBuffer.empty[InternalRow]
-        while (reader.next()) out += reader.get().copy()
-        out.toSeq
-      } finally reader.close()
-    }.flatten
-    val groups = plan.groupBy.size
-    val merged = mutable.LinkedHashMap.empty[Seq[Any], Array[Any]]
-    partials.foreach { r =>
-      val key = plan.groupBy.indices.map(i => r.get(i, plan.groupBy(i).dataType))
-      val values = plan.metrics.indices.map(i => r.get(groups + i, plan.metrics(i).outputType))
-      merged.get(key) match {
-        case None => merged(key) = values.toArray
-        case Some(acc) =>
-          plan.metrics.indices.foreach(i =>
-            acc(i) = DriverAggregate.merge(plan.metrics(i), acc(i), values(i)))
+    // Each thread reads its share of the splits and merges their partial rows as they come, so
+    // merging overlaps the native work; the threads' few groups are merged at the end.
+    val perThread = DriverAggregate.inParallel(DriverAggregate.deal(splits, threads)) { share =>
+      val merged = new Merged(plan)
+      share.foreach { split =>
+        val reader = new IndexTables4SparkAggregateReader(read, split, plan)
+        try while (reader.next()) merged.add(reader.get())
+        finally reader.close()
       }
+      merged
     }
+    val merged = perThread.reduceOption(_ addAll _).getOrElse(new Merged(plan)).groups
+    val groups = plan.groupBy.size
     // Without groups there is one row even over no split: COUNT 0, the others NULL.
     if (merged.isEmpty && groups == 0) merged(Nil) = PartialAggregator.empty(plan.metrics)
     merged.toSeq.map { case (key, acc) =>
@@ -111,7 +104,7 @@ object DriverAggregate {
     case other => throw new IllegalStateException(s"outputs $other")
   }
 
-  private def merge(m: PushedMetric, a: Any, b: Any): Any =
+  private[read] def merge(m: PushedMetric, a: Any, b: Any): Any =
     if (a == null) b
     else if (b == null) a
     else m match {
@@ -122,15 +115,47 @@ object DriverAggregate {
       case MaxOf(_, t) => if (PartialAggregator.compare(t, b, a) > 0) b else a
     }
 
-  /** `f` of each item, on at most `threads` threads of a pool made for the call. */
-  private def inParallel[A, B](items: Seq[A], threads: Int)(f: A => B): Seq[B] =
+  /** `items` dealt round-robin into at most `hands` non-empty hands. */
+  private def deal[A](items: Seq[A], hands: Int): Seq[Seq[A]] = {
+    val n = math.max(1, math.min(hands, items.size))
+    (0 until n).map(h => items.indices.filter(_ % n == h).map(items))
+  }
+
+  /** `f` of each item, each on its own thread of a pool made for the call. */
+  private def inParallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
     if (items.size <= 1) items.map(f)
     else {
-      val pool = Executors.newFixedThreadPool(math.max(1, math.min(threads, items.size)))
+      val pool = Executors.newFixedThreadPool(items.size)
       implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
       try Await.result(Future.sequence(items.map(i => Future(f(i)))), Duration.Inf)
       finally pool.shutdown()
     }
+}
+
+/** Partial rows merged by group key: each metric's partials combined as Spark would. */
+private final class Merged(plan: AggregatePlan) {
+  val groups = mutable.LinkedHashMap.empty[Seq[Any], Array[Any]]
+  private val keyCount = plan.groupBy.size
+
+  def add(r: InternalRow): Unit = {
+    val key = plan.groupBy.indices.map(i => r.get(i, plan.groupBy(i).dataType))
+    val values = Array.tabulate[Any](plan.metrics.size) { i =>
+      r.get(keyCount + i, plan.metrics(i).outputType)
+    }
+    put(key, values)
+  }
+
+  def addAll(other: Merged): Merged = {
+    other.groups.foreach { case (k, v) => put(k, v) }
+    this
+  }
+
+  private def put(key: Seq[Any], values: Array[Any]): Unit = groups.get(key) match {
+    case None => groups(key) = values
+    case Some(acc) =>
+      plan.metrics.indices.foreach(i =>
+        acc(i) = DriverAggregate.merge(plan.metrics(i), acc(i), values(i)))
+  }
 }
 
 /** The final rows of an aggregation the driver answered, as a local scan (no task). */

@@ -295,7 +295,10 @@ final class IndexTables4SparkAggregateReader(
         catch {
           case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
         }
-      try aggs.keys.map(n => n -> result.getAggregation(n)).toMap
+      // Each getAggregation converts the whole native result again: one call converts all.
+      try
+        if (aggs.size == 1) aggs.keys.map(n => n -> result.getAggregation(n)).toMap
+        else result.getAggregations.asScala.toMap.withDefaultValue(null)
       finally result.close()
     }
 
@@ -475,7 +478,11 @@ object IndexTables4SparkAggregateReader {
  * A terms aggregation that buckets the documents without a value under `missingKey` (tantivy's
  * `missing`, which tantivy4java 0.31.0's builder does not offer; its native side reads the JSON).
  */
-private final class TermsWithMissing(name: String, field: String, size: Int, missingKey: String)
+private[spark] final class TermsWithMissing(
+    name: String,
+    field: String,
+    size: Int,
+    missingKey: String)
     extends TermsAggregation(name, field, size, size) {
   override def toAggregationJson(): String = {
     val json = new ObjectMapper()
