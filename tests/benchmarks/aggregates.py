@@ -6,7 +6,8 @@
 Generates the benchmark suite's log rows (tests/benchmarks/datagen.py) once into a Parquet
 table of `--splits` files (timestamps as TIMESTAMP_MICROS, so Parquet can filter on them), and
 appends each file as its own commit to an IndexTables table, as appends make splits. Then times
-the issue's four queries on both, side by side in each round after `--warmup` rounds (both
+the issue's four queries on both, side by side in each round (which goes first alternates)
+after `--warmup` rounds (both
 engines' code paths compiled by the JIT first), tantivy's query cache off and the hourly query's
 day changing each round:
 
@@ -15,9 +16,12 @@ day changing each round:
 - `hourly_one_day`: `indextables_date_histogram(ts, '1h')` with `COUNT(*)` over one day;
 - `ts_min_max`: `SELECT MIN(ts), MAX(ts)`.
 
-Every answer is checked against Parquet's. Reports medians, the ratio Parquet / IndexTables,
-how the IndexTables scan was answered (its description) and how many rows it shipped, in
-<out>/aggregates.json and <out>/aggregates.md (printed too).
+Every answer is checked against Parquet's. Then, when the bench classes are compiled
+(`build/sbt spark/Test/compile`), the same four questions are answered by raw tantivy4java
+without Spark on the same splits (io.indextables.spark.bench.AggregateCeiling, the same rounds,
+the same threads). Reports medians, the ratio Parquet / IndexTables, IndexTables / raw
+tantivy4java, how the IndexTables scan was answered (its description) and how many rows it
+shipped, in <out>/aggregates.json and <out>/aggregates.md (printed too).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import datetime as dt
 import json
 import math
 import statistics
+import subprocess
 import sys
 import time
 from functools import partial
@@ -163,9 +168,15 @@ def run(args: argparse.Namespace, spark: SparkSession) -> dict[str, Any]:
         times: dict[str, list[float]] = {"parquet": [], "indextables": []}
         verified = True
         for r in range(args.warmup + args.runs):
-            # Timed from the SQL text: parsing, planning (pushdown included) and running.
-            t_pq, expected = _timed(partial(_collect, spark, sql("pq", r)))
-            t_it, actual = _timed(partial(_collect, spark, sql("it", r)))
+            # Timed from the SQL text: parsing, planning (pushdown included) and running. The
+            # order alternates: a query right after the other engine's pays for what that one
+            # left running (listener events, cleanup, garbage), each engine in half the rounds.
+            if r % 2 == 0:
+                t_pq, expected = _timed(partial(_collect, spark, sql("pq", r)))
+                t_it, actual = _timed(partial(_collect, spark, sql("it", r)))
+            else:
+                t_it, actual = _timed(partial(_collect, spark, sql("it", r)))
+                t_pq, expected = _timed(partial(_collect, spark, sql("pq", r)))
             verified = verified and same_rows(actual, expected)
             if r >= args.warmup:
                 times["parquet"].append(t_pq)
@@ -185,7 +196,32 @@ def run(args: argparse.Namespace, spark: SparkSession) -> dict[str, Any]:
             **scan_info(df),
         }
     result["verified"] = all(q["verified"] for q in result["queries"].values())
+    result["ceiling"] = ceiling(args, table, days)
     return result
+
+
+CEILING_CLASS = "io.indextables.spark.bench.AggregateCeiling"
+
+
+def ceiling(args: argparse.Namespace, table: str, days: list[dt.date]) -> dict[str, Any] | None:
+    """Raw tantivy4java's medians for the same queries on the same splits, or None when the
+    bench classes are not compiled."""
+    from suite import harness_classpath
+
+    cp = harness_classpath(CEILING_CLASS)
+    if cp is None:
+        return None
+    out = args.out.resolve() / "ceiling.json"
+    cmd = [
+        "java", "-Xmx4g", "-cp", cp, CEILING_CLASS, "--table", table,
+        "--days", ",".join(str(d) for d in days), "--threads", str(args.cores),
+        "--runs", str(args.runs), "--warmup", str(args.warmup), "--out", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{CEILING_CLASS} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
+    found: dict[str, Any] = json.loads(out.read_text())
+    return found
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -197,14 +233,22 @@ def markdown(r: dict[str, Any]) -> str:
         f"Medians of {r['runs']} runs after {r['warmup']} warm-up rounds; "
         "ratio = Parquet / IndexTables.",
         "",
-        "| query | groups | Parquet | IndexTables | ratio | rows shipped | same answer |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| query | groups | Parquet | IndexTables | ratio | raw tantivy4java | IndexTables / raw "
+        "| rows shipped | same answer |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
+    raw = (r.get("ceiling") or {}).get("queries", {})
     for name, q in r["queries"].items():
+        c = raw.get(name)
         lines.append(
             f"| {name} | {q['groups']} | {q['parquet_median_s']:.3f} s | "
-            f"{q['indextables_median_s']:.3f} s | {q['ratio']:.1f}x | {q['scan_rows']} | "
-            f"{'yes' if q['verified'] else 'NO'} |"
+            f"{q['indextables_median_s']:.3f} s | {q['ratio']:.1f}x | "
+            + (
+                f"{c['median_s']:.3f} s | {q['indextables_median_s'] / c['median_s']:.2f}x | "
+                if c
+                else "not run | | "
+            )
+            + f"{q['scan_rows']} | {'yes' if q['verified'] else 'NO'} |"
         )
     lines += ["", "IndexTables scans:", ""]
     lines += [f"- {name}: `{q['scan']}`" for name, q in r["queries"].items()]

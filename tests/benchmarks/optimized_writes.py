@@ -9,8 +9,9 @@ input partition) and with `spark.indextables.write.optimizeWrite.enabled` (hash 
 target split size). For each table it reports the write time, the split count, the smallest,
 median and largest split, and the median time of a selective search and of `COUNT(*)`, each
 run `--runs` times after `--warmup` rounds with tantivy's query cache off, side by side in each
-round. The selective search differs in every round (the rare term, and a latency bound that
-moves), so no cache of any layer can answer it; both tables must give the same rows each round.
+round (which goes first alternates). The selective search differs in every round (the rare
+term, and a latency bound that moves), so no cache of any layer can answer it; both tables must
+give the same rows each round.
 Writes <out>/optimized-writes.json and .md, and prints the table.
 """
 
@@ -131,7 +132,8 @@ def main() -> int:
     for round_ in range(args.warmup + args.runs):
         for w, run in workloads.items():
             got = set()
-            for name in variants:
+            # The order alternates, so that neither table always follows the other's query.
+            for name in list(variants)[:: 1 if round_ % 2 == 0 else -1]:
                 start = time.perf_counter()
                 got.add(run(name, round_))
                 if round_ >= args.warmup:

@@ -406,10 +406,10 @@ def _machine() -> dict[str, Any]:
     }
 
 
-def _harness_classpath() -> str | None:
-    if not (
-        TEST_CLASSES / "io" / "indextables" / "spark" / "bench" / "CeilingHarness.class"
-    ).is_file():
+def harness_classpath(main_class: str = HARNESS_CLASS) -> str | None:
+    """The classpath of a raw tantivy4java harness (the bench classes under test-classes, the
+    product's JAR, PySpark's jars), or None when `main_class` is not compiled."""
+    if not (TEST_CLASSES / (main_class.replace(".", "/") + ".class")).is_file():
         return None
     import pyspark
 
@@ -702,7 +702,7 @@ def _run_harness(
 ) -> dict[str, Any] | None:
     if cfg.harness == "skip":
         return None
-    cp = _harness_classpath()
+    cp = harness_classpath()
     if cp is None:
         msg = (
             f"{HARNESS_CLASS} is not compiled under {TEST_CLASSES} "

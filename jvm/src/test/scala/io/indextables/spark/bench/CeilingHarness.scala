@@ -332,9 +332,33 @@ object CeilingHarness {
   // ---- queries ----------------------------------------------------------------------------
 
   // The leaf-search cache is off: every timed run searches, as a new query would.
-  private def cacheManager(): SplitCacheManager =
+  private[bench] def cacheManager(): SplitCacheManager =
     SplitCacheManager.getInstance(new SplitCacheManager.CacheConfig("indextables-bench")
       .withMaxCacheSize(268435456L).withQueryCache(false))
+
+  /** The metadata a searcher of split `s` opens with: its footer offsets from the log. */
+  private[bench] def splitMetadata(s: Split): QuickwitSplit.SplitMetadata =
+    new QuickwitSplit.SplitMetadata(
+      new File(s.path).getName.stripSuffix(".split"),
+      "indextables",
+      0L,
+      "spark",
+      "node",
+      s.numDocs,
+      0L,
+      null,
+      null,
+      0L,
+      "Mature",
+      java.util.Collections.emptySet[String](),
+      s.footerStart,
+      s.footerEnd,
+      0L,
+      0,
+      "default",
+      s.docMapping,
+      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
+    )
 
   /** Runs one query over every split (one task per split); the hits, fetched unless countOnly. */
   private def runQuery(
@@ -361,28 +385,7 @@ object CeilingHarness {
       countOnly: Boolean,
       limit: Option[Int],
       readBatch: Int): Long = {
-    val metadata = new QuickwitSplit.SplitMetadata(
-      new File(s.path).getName.stripSuffix(".split"),
-      "indextables",
-      0L,
-      "spark",
-      "node",
-      s.numDocs,
-      0L,
-      null,
-      null,
-      0L,
-      "Mature",
-      java.util.Collections.emptySet[String](),
-      s.footerStart,
-      s.footerEnd,
-      0L,
-      0,
-      "default",
-      s.docMapping,
-      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
-    )
-    val searcher = cacheManager().createSplitSearcher(s.path, metadata)
+    val searcher = cacheManager().createSplitSearcher(s.path, splitMetadata(s))
     try {
       if (spec.has("aggregate")) return aggregate(searcher, spec.get("aggregate"))
       val query = toQuery(spec)
