@@ -15,7 +15,7 @@ from pyspark.sql import SparkSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
 
-from suite import Config, run_suite
+from suite import Config, harness_classpath, run_suite
 
 
 def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
@@ -159,4 +159,10 @@ def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
         assert q["parquet_median_s"] > 0 and q["indextables_median_s"] > 0, name
     assert "indextables_date_histogram(ts, '1h'" in queries["hourly_one_day"]["scan"]
     assert "AnsweredFromLog: true" in queries["ts_min_max"]["scan"]
+    # Raw tantivy4java on the same splits (the bench classes are compiled before pytest runs in
+    # build/test.sh): the same number of groups for every question.
+    if harness_classpath("io.indextables.spark.bench.AggregateCeiling") is not None:
+        raw = result["ceiling"]["queries"]
+        for name, q in queries.items():
+            assert raw[name]["groups"] == q["groups"] and raw[name]["median_s"] > 0, name
     assert (out / "aggregates.md").read_text().startswith("# Aggregates")

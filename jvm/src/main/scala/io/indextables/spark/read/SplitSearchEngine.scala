@@ -152,11 +152,18 @@ object SplitSearchEngine {
   }
 
   /** A new searcher on the checked split. */
-  def open(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
-    val where = checked.where
-    val numDocs = split.numRecords.getOrElse(0L)
-    val metadata = new QuickwitSplit.SplitMetadata(
-      splitIdOf(split.path),
+  /**
+   * What a searcher opens a split with: its id, documents, footer offsets (from the log: the
+   * searcher reads no other metadata) and doc mapping; the rest are Quickwit's placeholders.
+   */
+  def splitMetadata(
+      splitId: String,
+      numDocs: Long,
+      footerStart: Long,
+      footerEnd: Long,
+      docMappingJson: String): QuickwitSplit.SplitMetadata =
+    new QuickwitSplit.SplitMetadata(
+      splitId,
       "indextables",
       0L,
       "spark",
@@ -168,14 +175,23 @@ object SplitSearchEngine {
       0L,
       "Mature",
       java.util.Collections.emptySet[String](),
-      split.footerStartOffset,
-      split.footerEndOffset,
+      footerStart,
+      footerEnd,
       0L,
       0,
       "default",
-      split.docMappingJson.orNull,
+      docMappingJson,
       java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
     )
+
+  def open(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
+    val where = checked.where
+    val metadata = splitMetadata(
+      splitIdOf(split.path),
+      split.numRecords.getOrElse(0L),
+      split.footerStartOffset,
+      split.footerEndOffset,
+      split.docMappingJson.orNull)
     try {
       val manager = cacheManager(plan.cacheMaxSize, plan.queryCache, checked.s3, plan.diskCache)
       SplitCaches.opened(manager, where)

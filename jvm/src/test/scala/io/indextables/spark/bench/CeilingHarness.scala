@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DoubleType, StringType, TimestampType}
 
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.read.SplitSearchEngine
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.write.DocumentSplitWriter
 import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsAggregation, TermsResult}
@@ -338,27 +339,12 @@ object CeilingHarness {
 
   /** The metadata a searcher of split `s` opens with: its footer offsets from the log. */
   private[bench] def splitMetadata(s: Split): QuickwitSplit.SplitMetadata =
-    new QuickwitSplit.SplitMetadata(
+    SplitSearchEngine.splitMetadata(
       new File(s.path).getName.stripSuffix(".split"),
-      "indextables",
-      0L,
-      "spark",
-      "node",
       s.numDocs,
-      0L,
-      null,
-      null,
-      0L,
-      "Mature",
-      java.util.Collections.emptySet[String](),
       s.footerStart,
       s.footerEnd,
-      0L,
-      0,
-      "default",
-      s.docMapping,
-      java.util.Collections.emptyList[QuickwitSplit.SkippedSplit]()
-    )
+      s.docMapping)
 
   /** Runs one query over every split (one task per split); the hits, fetched unless countOnly. */
   private def runQuery(
