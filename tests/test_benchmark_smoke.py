@@ -18,6 +18,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
 from suite import Config, harness_classpath, run_suite
 
 
+def _run_script(name: str, args: list[str], out: Path) -> None:
+    """tests/benchmarks/<name> with `args`, in its own process (each script owns its session),
+    writing to `out`; its output is shown when it fails."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "benchmarks" / name
+    done = subprocess.run(
+        [sys.executable, str(script), *args, "--driver-memory", "1g", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
 def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     out = tmp_path / "bench"
     result = run_suite(Config(rows=3000, runs=1, warmup=0, out=out, spark=spark, append_rows=1000))
@@ -74,16 +89,11 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
 def test_optimized_writes_benchmark_smoke(tmp_path: Path) -> None:
     """tests/benchmarks/optimized_writes.py at a tiny size, in its own process (it owns its
     session): both tables give the same answers, and the optimized one has fewer splits."""
-    import subprocess
-
-    script = Path(__file__).resolve().parent / "benchmarks" / "optimized_writes.py"
-    args = ["--rows", "20000", "--partitions", "20", "--target", "1M", "--runs", "1"]
-    args += ["--warmup", "1"]
     out = tmp_path / "optimized"
-    subprocess.run(
-        [sys.executable, str(script), *args, "--driver-memory", "1g", "--out", str(out)],
-        check=True,
-        timeout=600,
+    _run_script(
+        "optimized_writes.py",
+        ["--rows", "20000", "--partitions", "20", "--target", "1M", "--runs", "1", "--warmup", "1"],
+        out,
     )
     result = json.loads((out / "optimized-writes.json").read_text())
     assert result["plain"]["splits"] == 20
@@ -96,16 +106,8 @@ def test_object_store_benchmark_smoke(tmp_path: Path) -> None:
     """The object-store mode (tests/benchmarks/object_store.py) end to end on a tiny table, in a
     process of its own (it starts its own S3 server and session): every query runs, counts
     what it fetched, and the selective searches fetch a small part of the table."""
-    import subprocess
-
-    script = Path(__file__).resolve().parent / "benchmarks" / "object_store.py"
     out = tmp_path / "bench-s3"
-    done = subprocess.run(
-        [sys.executable, str(script), "--rows", "6000", "--append-rows", "2000", "--runs", "1",
-         "--out", str(out), "--driver-memory", "1g"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _run_script("object_store.py", ["--rows", "6000", "--append-rows", "2000", "--runs", "1"], out)
     result = json.loads((out / "results.json").read_text())
     assert result["splits"] == 3
     queries = result["queries"]
@@ -118,16 +120,10 @@ def test_object_store_benchmark_smoke(tmp_path: Path) -> None:
 def test_merge_splits_benchmark_smoke(tmp_path: Path) -> None:
     """tests/benchmarks/merge_splits.py at a tiny size, in its own process (it owns its
     session): the merge leaves one split, and every query answers as before it."""
-    import subprocess
-
-    script = Path(__file__).resolve().parent / "benchmarks" / "merge_splits.py"
     out = tmp_path / "merge"
-    done = subprocess.run(
-        [sys.executable, str(script), "--appends", "6", "--rows-per-append", "500", "--runs", "2",
-         "--driver-memory", "1g", "--out", str(out)],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _run_script(
+        "merge_splits.py", ["--appends", "6", "--rows-per-append", "500", "--runs", "2"], out
+    )
     result = json.loads((out / "merge-splits.json").read_text())
     assert (result["splits_before"], result["splits_after"]) == (6, 1)
     assert result["merge_status"] == "success" and result["merged_files"] == 6
@@ -139,16 +135,10 @@ def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
     """tests/benchmarks/aggregates.py on a tiny table of three appends, in its own process (it
     owns its session): every query gives Parquet's answer, and the pushed ones ship no more
     rows than groups per split."""
-    import subprocess
-
-    script = Path(__file__).resolve().parent / "benchmarks" / "aggregates.py"
     out = tmp_path / "bench-aggregates"
-    done = subprocess.run(
-        [sys.executable, str(script), "--rows", "9000", "--splits", "3", "--runs", "1",
-         "--warmup", "1", "--out", str(out), "--driver-memory", "1g"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _run_script(
+        "aggregates.py", ["--rows", "9000", "--splits", "3", "--runs", "1", "--warmup", "1"], out
+    )
     result = json.loads((out / "aggregates.json").read_text())
     assert result["splits"] == 3 and result["verified"]
     queries = result["queries"]

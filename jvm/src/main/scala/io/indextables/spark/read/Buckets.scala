@@ -221,10 +221,7 @@ object BucketFunctions {
 
   private def histogram(args: Seq[Expression]): Expression = {
     val f = Bucket.Histogram
-    if (args.size < 2 || args.size > 3)
-      throw IndexTablesErrors.bucketFunctionArguments(
-        f,
-        s"takes 2 or 3 arguments, got ${args.size}")
+    takesTwoOrThree(f, args)
     val interval = number(f, "interval", args(1))
       .filter(d => d > 0 && !d.isInfinite)
       .getOrElse(throw IndexTablesErrors.bucketFunctionArguments(
@@ -241,10 +238,7 @@ object BucketFunctions {
 
   private def dateHistogram(args: Seq[Expression]): Expression = {
     val f = Bucket.DateHistogram
-    if (args.size < 2 || args.size > 3)
-      throw IndexTablesErrors.bucketFunctionArguments(
-        f,
-        s"takes 2 or 3 arguments, got ${args.size}")
+    takesTwoOrThree(f, args)
     val interval = string(f, "interval", args(1))
       .flatMap(s => Bucket.parseDuration(s, signed = false)).filter(_ > 0).getOrElse(
         throw IndexTablesErrors.bucketFunctionArguments(
@@ -298,6 +292,13 @@ object BucketFunctions {
     }
     apply(f, RangeBucket(ranges), args)
   }
+
+  /** A histogram's arguments: the column, the interval, and an optional offset. */
+  private def takesTwoOrThree(function: String, args: Seq[Expression]): Unit =
+    if (args.size < 2 || args.size > 3)
+      throw IndexTablesErrors.bucketFunctionArguments(
+        function,
+        s"takes 2 or 3 arguments, got ${args.size}")
 
   private def apply(function: String, bucket: Bucket, args: Seq[Expression]): Expression = {
     val column = args.head

@@ -118,7 +118,7 @@ object DriverAggregate {
   /** `items` dealt round-robin into at most `hands` non-empty hands. */
   private def deal[A](items: Seq[A], hands: Int): Seq[Seq[A]] = {
     val n = math.max(1, math.min(hands, items.size))
-    (0 until n).map(h => items.indices.filter(_ % n == h).map(items))
+    items.zipWithIndex.groupBy(_._2 % n).toSeq.sortBy(_._1).map(_._2.map(_._1))
   }
 
   /** `f` of each item, each on its own thread of a pool made for the call. */

@@ -485,7 +485,7 @@ private[spark] final class TermsWithMissing(
     missingKey: String)
     extends TermsAggregation(name, field, size, size) {
   override def toAggregationJson(): String = {
-    val json = new ObjectMapper()
+    val json = TermsWithMissing.mapper
     val terms = json.createObjectNode()
     terms.put("field", field).put("size", size).put("shard_size", size).put("missing", missingKey)
     val out = json.createObjectNode()
@@ -498,4 +498,9 @@ private[spark] final class TermsWithMissing(
     }
     json.writeValueAsString(out)
   }
+}
+
+private object TermsWithMissing {
+  // Built once: the native search asks each aggregation for its JSON on every call.
+  private val mapper = new ObjectMapper()
 }

@@ -1,6 +1,5 @@
 package io.indextables.spark.read
 
-import org.apache.spark.sql.indextables.SparkExecutors
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
@@ -196,13 +195,13 @@ final class IndexTables4SparkScanBuilder(
     case f if FilterLogic.nullRejecting(f) => f.references.head
   }.toSet
 
-  /** The log's minimum of each string column the pushed aggregation groups by, in split `a`. */
+  /** The string columns the pushed aggregation groups by (their log minimums go to the splits). */
+  private lazy val stringGroups: Seq[String] = aggregate.toSeq.flatMap(_.dataGroups)
+    .filter(g => g.bucket.isEmpty && g.dataType == StringType).map(_.name)
+
+  /** The log's minimum of each of [[stringGroups]] in split `a`. */
   private def keyMins(a: AddAction): Map[String, String] =
-    aggregate.fold(Map.empty[String, String]) {
-      p =>
-        val strings = p.dataGroups.filter(g => g.bucket.isEmpty && g.dataType == StringType)
-        strings.flatMap(g => a.minValues.flatMap(_.get(g.name)).map(g.name -> _)).toMap
-    }
+    stringGroups.flatMap(c => a.minValues.flatMap(_.get(c)).map(c -> _)).toMap
 
   /**
    * Whether tantivy's double arithmetic is exact for the integer column `column` in every
@@ -350,9 +349,7 @@ final class IndexTables4SparkScanBuilder(
           s"Splits: ${kept.size}/${files.size}, Tasks: 0"
       )
     }
-    val executors = SparkExecutors.executors(spark.sparkContext).map { case (id, host) =>
-      SplitPlacement.Executor(id, host)
-    }
+    val executors = SplitPlacement.live(spark.sparkContext)
     val grouped = SplitGroups.of(
       splits,
       opts.get(IndexTablesConf.SplitsPerTask),

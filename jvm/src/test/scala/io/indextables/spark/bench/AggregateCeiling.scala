@@ -128,7 +128,9 @@ object AggregateCeiling {
               if (st.getCount == 0) None else Some((st.getMin, st.getMax))
             } finally result.close()
           }.flatten
-          if (bounds.isEmpty) 0 else { bounds.map(_._1).min; bounds.map(_._2).max; 1 }
+          // One group: the smallest minimum and the largest maximum, when any split has values.
+          if (bounds.isEmpty) 0
+          else { require(bounds.map(_._1).min <= bounds.map(_._2).max); 1 }
         }
       )
       val json = new ObjectMapper()

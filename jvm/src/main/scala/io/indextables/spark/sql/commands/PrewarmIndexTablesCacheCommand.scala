@@ -3,7 +3,6 @@ package io.indextables.spark.sql.commands
 import org.apache.spark.SparkEnv
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
-import org.apache.spark.sql.indextables.SparkExecutors
 import org.apache.spark.sql.types.{DataType, IntegerType, LongType, StringType, StructType}
 import org.apache.spark.sql.{Row, SparkSession}
 
@@ -49,9 +48,7 @@ case class PrewarmIndexTablesCacheCommand(
     }
     val plan = scan.readPlan
     val splits = scan.splitGroups.flatMap(_.splits)
-    val executors = SparkExecutors.executors(spark.sparkContext).map { case (id, host) =>
-      SplitPlacement.Executor(id, host)
-    }
+    val executors = SplitPlacement.live(spark.sparkContext)
     // (assigned executor id, task location, splits); in local mode the one JVM takes them all.
     val tasks: Seq[(String, Seq[String], Seq[io.indextables.spark.read.SplitInputPartition])] =
       if (executors.isEmpty) {
