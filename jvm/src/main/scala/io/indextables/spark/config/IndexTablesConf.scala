@@ -141,7 +141,9 @@ object IndexTablesConf {
   val QueryCacheEnabled: ConfEntry[Boolean] = boolean(
     "spark.indextables.cache.queryCache.enabled",
     true,
-    "Whether a split searcher answers a repeated identical search from its leaf-search cache.")
+    "Whether tantivy's leaf-search cache may answer a search or aggregation repeated on a " +
+      "split. Off, every request searches (for benchmarks and cold-query timing)."
+  )
 
   val DiskCacheEnabled: ConfEntry[String] = oneOf(
     "spark.indextables.cache.disk.enabled",

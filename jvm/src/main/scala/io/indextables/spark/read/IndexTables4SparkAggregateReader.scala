@@ -290,16 +290,20 @@ final class IndexTables4SparkAggregateReader(
       : Map[String, AggregationResult] =
     if (aggs.isEmpty) Map.empty
     else {
+      val (sent, original) =
+        if (plan.queryCache) (aggs, identity[String] _) else LeafCacheBypass.names(aggs)
       val result =
-        try searcher.aggregate(q, aggs.asJava)
+        try searcher.aggregate(q, sent.asJava)
         catch {
           case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
         }
       // Each getAggregation converts the whole native result again: one call converts all.
-      try
-        if (aggs.size == 1) aggs.keys.map(n => n -> result.getAggregation(n)).toMap
-        else result.getAggregations.asScala.toMap.withDefaultValue(null)
-      finally result.close()
+      val results =
+        try
+          if (sent.size == 1) sent.keys.map(n => n -> result.getAggregation(n))
+          else result.getAggregations.asScala
+        finally result.close()
+      results.map { case (n, r) => original(n) -> r }.toMap.withDefaultValue(null)
     }
 
   /** The partial of each metric from the named results, or None if one is not exact. */
@@ -411,7 +415,7 @@ final class IndexTables4SparkAggregateReader(
         return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
       }
     val result =
-      try searcher.search(q, limit)
+      try searcher.search(if (plan.queryCache) q else LeafCacheBypass.query(q), limit)
       catch {
         case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
       }

@@ -14,7 +14,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  *                       doc mappings), each with its own translation of the pushed query; a
  *                       split names its variant
  * @param limit          pushed LIMIT, if any
- * @param queryCache     whether searchers may answer a repeated search from tantivy's cache
+ * @param queryCache     whether tantivy's leaf-search cache may answer a repeated request (when
+ *                       not, each request is made unique: [[LeafCacheBypass]])
  * @param diskCache      the L2 disk cache under tantivy's in-memory cache, if enabled
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents

@@ -29,20 +29,17 @@ object SplitSearchEngine {
   /**
    * The process-wide cache manager for these settings. tantivy4java keeps one manager per
    * configuration (its key includes the credentials, so new credentials, such as a refreshed
-   * session token, get a manager of their own at once); a read that turns the leaf-search cache
-   * off gets a manager of its own name. `s3` is how tantivy4java reaches S3 for splits there;
-   * `diskCache` adds the persistent L2 disk tier under the in-memory cache.
+   * session token, get a manager of their own at once). `s3` is how tantivy4java reaches S3 for
+   * splits there; `diskCache` adds the persistent L2 disk tier under the in-memory cache. The
+   * leaf-search cache is not the manager's to turn off (see [[LeafCacheBypass]]).
    */
   def cacheManager(
       maxSize: Long,
-      queryCache: Boolean,
       s3: Option[S3Access] = None,
       diskCache: Option[SplitCaches.DiskCache] = None): SplitCacheManager = {
     // tantivy4java's manager key leaves the disk tier out: a disk cache gets a name of its own.
-    val name = (if (queryCache) CacheName else s"$CacheName-noquerycache") +
-      diskCache.map(d => s"-l2-${d.identity}").getOrElse("")
-    val config =
-      new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize).withQueryCache(queryCache)
+    val name = CacheName + diskCache.map(d => s"-l2-${d.identity}").getOrElse("")
+    val config = new SplitCacheManager.CacheConfig(name).withMaxCacheSize(maxSize)
     diskCache.foreach(d => config.withTieredCache(d.tieredConfig))
     s3.foreach { a =>
       a.sessionToken match {
@@ -94,7 +91,7 @@ object SplitSearchEngine {
   private var idleCount = 0
 
   private def poolKey(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan) =
-    s"${checked.identity}|${plan.cacheMaxSize}|${plan.queryCache}|${plan.diskCache}|" +
+    s"${checked.identity}|${plan.cacheMaxSize}|${plan.diskCache}|" +
       s"${checked.s3.map(_.fingerprint).getOrElse("")}|" +
       split.docMappingJson.map(_.hashCode).getOrElse(0)
 
@@ -193,7 +190,7 @@ object SplitSearchEngine {
       split.footerEndOffset,
       split.docMappingJson.orNull)
     try {
-      val manager = cacheManager(plan.cacheMaxSize, plan.queryCache, checked.s3, plan.diskCache)
+      val manager = cacheManager(plan.cacheMaxSize, checked.s3, plan.diskCache)
       SplitCaches.opened(manager, where)
       manager.createSplitSearcher(where, metadata)
     } catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }

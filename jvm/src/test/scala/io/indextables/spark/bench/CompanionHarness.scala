@@ -14,6 +14,7 @@ import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
 import org.apache.arrow.memory.{BufferAllocator, RootAllocator}
 import org.apache.arrow.vector.FieldVector
 
+import io.indextables.spark.read.LeafCacheBypass
 import io.indextables.tantivy4java.core.DocAddress
 import io.indextables.tantivy4java.split._
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
@@ -30,9 +31,9 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  *    that produced the files is not included: time it apart and add it), with the split bytes
  *    against the Parquet bytes they index.
  *  - queries: a rare term on `message`, a phrase on `message`, and `level = 'ERROR' AND host =
- *    <host>`, run on every split (one task per split on the same pool) through SplitSearcher
- *    with the query cache off, so a repeated run is not answered from it. Every hit is fetched
- *    with every column from the Parquet files through both companion retrieval paths:
+ *    <host>`, run on every split (one task per split on the same pool) through SplitSearcher,
+ *    each search made new (LeafCacheBypass), so no run is answered from the cache. Every hit is
+ *    fetched with every column from the Parquet files through both companion retrieval paths:
  *    docBatchProjected (the TANT byte format the product's reader decodes) and
  *    docBatchArrowFfi (Arrow columns through the C data interface). Each fetched row is checked
  *    against the query, and the hit counts must be non-zero and the same in every run.
@@ -252,11 +253,10 @@ object CompanionHarness {
 
   // ---- queries ----------------------------------------------------------------------------
 
-  /** Query cache off, so a repeated query is searched again. */
+  /** The searchers' cache manager (each timed search is made new: LeafCacheBypass). */
   private def cacheManager(tableRoot: String): SplitCacheManager =
     SplitCacheManager.getInstance(new SplitCacheManager.CacheConfig("indextables-companion-bench")
       .withMaxCacheSize(268435456L)
-      .withQueryCache(false)
       .withParquetTableRoot(tableRoot))
 
   private def open(s: Split, tableRoot: String): SplitSearcher =
@@ -313,7 +313,7 @@ object CompanionHarness {
     val searcher = open(s, tableRoot)
     try {
       val max = s.metadata.getNumDocs.toInt
-      val result = searcher.search(w.query(), max)
+      val result = searcher.search(LeafCacheBypass.query(w.query()), max)
       val hits: Array[DocAddress] =
         try result.getHits.asScala.map(_.getDocAddress).toArray
         finally result.close()

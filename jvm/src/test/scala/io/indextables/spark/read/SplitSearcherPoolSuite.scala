@@ -25,7 +25,7 @@ class SplitSearcherPoolSuite extends IndexTablesTestBase {
     SplitSearchEngine.giveBack(checked, split, plan, again)
     SplitSearchEngine.giveBack(checked, split, plan, second)
     // The pool key includes the searcher's cache settings.
-    val cached = plan.copy(queryCache = true)
+    val cached = plan.copy(cacheMaxSize = plan.cacheMaxSize + 1)
     val other = SplitSearchEngine.borrow(SplitSearchEngine.check(cached, split), split, cached)
     assert((other ne first) && (other ne second))
     other.close()
