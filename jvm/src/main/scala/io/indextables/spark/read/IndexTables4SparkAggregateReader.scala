@@ -363,8 +363,12 @@ final class IndexTables4SparkAggregateReader(
             case c: CountResult => c.getCount
             case other => throw new IllegalStateException(s"value_count on $f gave $other")
           }
-          val missing = new SplitBooleanQuery().addMust(q).addMustNot(new SplitExistsQuery(f))
-          r + withHits((_, docs) => docs.length.toLong, missing)
+          // A column the filters hold non-null has a value in every match of the split's query.
+          if ((q eq query) && agg.nonNullColumns.contains(f)) r
+          else {
+            val missing = new SplitBooleanQuery().addMust(q).addMustNot(new SplitExistsQuery(f))
+            r + withHits((_, docs) => docs.length.toLong, missing)
+          }
         case None => withHits((_, docs) => docs.length.toLong, q)
       }
   }

@@ -185,7 +185,14 @@ final class IndexTables4SparkScanBuilder(
       schemas.map { s =>
         AggregatePlan.of(aggregation, s, tableSchema, exactAsDouble, fromEpoch)
       }.distinct
-    if (exactFilters && plans.size == 1) plans.head.map(_.copy(nonNullColumns = nonNullColumns))
+    if (exactFilters && plans.size == 1) plans.head.map { p =>
+      val nonNull = nonNullColumns
+      // A value count of a column the filters hold non-null counts every match by itself.
+      val counted = nonNull.toSeq.sorted.find { c =>
+        schemas.forall(_.fields.exists(f => f.name == c && AggregatePlan.countable(f)))
+      }
+      p.copy(nonNullColumns = nonNull, countField = counted.orElse(p.countField))
+    }
     else None
   }
 
