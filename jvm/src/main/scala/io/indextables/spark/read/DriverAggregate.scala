@@ -1,6 +1,8 @@
 package io.indextables.spark.read
 
-import java.util.concurrent.Executors
+import java.util.concurrent.{ConcurrentLinkedQueue, Executors}
+
+import scala.collection.JavaConverters._
 
 import scala.collection.mutable
 import scala.concurrent.{Await, ExecutionContext, Future}
@@ -16,8 +18,9 @@ import io.indextables.spark.read.PushedMetric._
 
 /**
  * A pushed aggregation over few splits, answered completely on the driver: each split's
- * partial rows come from the same [[IndexTables4SparkAggregateReader]] a task would run (one
- * thread per split, at most one per core), and the driver merges them into Spark's final rows.
+ * partial rows come from the same [[IndexTables4SparkAggregateReader]] a task would run (on a
+ * few threads, each taking the next unread split), and the driver merges them into Spark's
+ * final rows.
  * No Spark job runs, which for a small aggregation costs more than the search itself.
  *
  * @param aggregation Spark's aggregation (AVG as AVG)
@@ -39,16 +42,23 @@ final case class DriverAggregate(
 
   def describe: String = plan.describe + ", AnsweredOnDriver: true"
 
-  /** The final rows over `splits` (read as `read` plans them), one per group. */
+  /**
+   * The final rows over `splits` (read as `read` plans them), one per group, read by up to
+   * `threads` threads.
+   */
   def run(read: ReadPlan, splits: Seq[SplitInputPartition], threads: Int): Seq[InternalRow] = {
-    // Each thread reads its share of the splits and merges their partial rows as they come, so
-    // merging overlaps the native work; the threads' few groups are merged at the end.
-    val perThread = DriverAggregate.inParallel(DriverAggregate.deal(splits, threads)) { share =>
+    // Each thread takes the next unread split until none is left, and merges its partial rows
+    // as they come, so merging overlaps the native work; the threads' few groups are merged at
+    // the end.
+    val unread = new ConcurrentLinkedQueue[SplitInputPartition](splits.asJava)
+    val perThread = DriverAggregate.inParallel(0 until math.min(threads, splits.size)) { _ =>
       val merged = new Merged(plan)
-      share.foreach { split =>
+      var split = unread.poll()
+      while (split != null) {
         val reader = new IndexTables4SparkAggregateReader(read, split, plan)
         try while (reader.next()) merged.add(reader.get())
         finally reader.close()
+        split = unread.poll()
       }
       merged
     }
@@ -114,12 +124,6 @@ object DriverAggregate {
       case MinOf(_, t) => if (PartialAggregator.compare(t, b, a) < 0) b else a
       case MaxOf(_, t) => if (PartialAggregator.compare(t, b, a) > 0) b else a
     }
-
-  /** `items` dealt round-robin into at most `hands` non-empty hands. */
-  private def deal[A](items: Seq[A], hands: Int): Seq[Seq[A]] = {
-    val n = math.max(1, math.min(hands, items.size))
-    items.zipWithIndex.groupBy(_._2 % n).toSeq.sortBy(_._1).map(_._2.map(_._1))
-  }
 
   /** `f` of each item, each on its own thread of a pool made for the call. */
   private def inParallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
