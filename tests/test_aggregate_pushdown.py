@@ -7,6 +7,7 @@ aggregate was pushed is read from the executed plan: the scan's description
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Callable
 
 import pytest
@@ -148,7 +149,9 @@ def test_group_by_partition_columns_is_pushed(
 def _jobs_run(spark: SparkSession, df: DataFrame) -> tuple[list[Any], int]:
     """df's rows, and how many Spark jobs collecting them ran."""
     sc = spark.sparkContext
-    group = f"agg-jobs-{id(df)}"
+    # A fresh group name each time: an id() is reused once its object is collected, and a
+    # reused group would count an earlier query's jobs.
+    group = f"agg-jobs-{uuid.uuid4()}"
     sc.setJobGroup(group, "counting jobs")
     try:
         rows = df.collect()
