@@ -158,11 +158,8 @@ object AggregatePlan {
   private val CountKinds =
     Seq(IndexKind.I64, IndexKind.F64, IndexKind.DateTime, IndexKind.Bool, IndexKind.RawString)
 
-  /** Whether a value count of `f` (of kind `kind`) can count matches: see `countField`. */
-  def countable(f: IndexedField, kind: IndexKind): Boolean = f.kind == kind && f.fast
-
-  /** Whether a value count of `f` can count matches, whatever its kind. */
-  def countable(f: IndexedField): Boolean = CountKinds.exists(countable(f, _))
+  /** Whether a value count of `f` can count matches (see `countField`). */
+  def countable(f: IndexedField): Boolean = f.fast && CountKinds.contains(f.kind)
 
   def of(
       aggregation: Aggregation,
@@ -228,8 +225,8 @@ object AggregatePlan {
     val ranges = columns.count(_._1.bucket.exists(_.isInstanceOf[RangeBucket]))
     if (ranges > 1 || ranges == 1 && metrics.flatten.exists(_._1 != PushedMetric.CountAll))
       return None
-    val countField = CountKinds.view.flatMap(k => schema.fields.find(countable(_, k))).headOption
-      .map(_.name)
+    val countField = CountKinds.view
+      .flatMap(k => schema.fields.find(f => f.kind == k && countable(f))).headOption.map(_.name)
     val fetch = (columns.flatMap(_._2) ++ metrics.flatten.flatMap(_._2)).distinct
     Some(AggregatePlan(columns.map(_._1), metrics.flatten.map(_._1), countField, fetch))
   }

@@ -290,8 +290,7 @@ final class IndexTables4SparkAggregateReader(
       : Map[String, AggregationResult] =
     if (aggs.isEmpty) Map.empty
     else {
-      val (sent, original) =
-        if (plan.queryCache) (aggs, identity[String] _) else LeafCacheBypass.names(aggs)
+      val (sent, original) = LeafCacheBypass.names(plan, aggs)
       val result =
         try searcher.aggregate(q, sent.asJava)
         catch {
@@ -419,7 +418,7 @@ final class IndexTables4SparkAggregateReader(
         return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
       }
     val result =
-      try searcher.search(if (plan.queryCache) q else LeafCacheBypass.query(q), limit)
+      try searcher.search(LeafCacheBypass.query(plan, q), limit)
       catch {
         case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
       }

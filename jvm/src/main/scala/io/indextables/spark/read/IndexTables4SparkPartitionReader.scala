@@ -52,7 +52,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       return (new Array[Int](count), Array.tabulate(count)(identity))
     }
     val result =
-      try searcher.search(if (plan.queryCache) query else LeafCacheBypass.query(query), limit)
+      try searcher.search(LeafCacheBypass.query(plan, query), limit)
       catch {
         case e: Exception =>
           healthy = false

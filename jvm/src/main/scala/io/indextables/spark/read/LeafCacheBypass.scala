@@ -25,6 +25,14 @@ private[spark] object LeafCacheBypass {
   private val requests = new AtomicLong()
   private val Boosts = 1 << 23
 
+  /** `q` as a read of `plan` sends it: as it is where the plan lets the cache answer. */
+  def query(plan: ReadPlan, q: SplitQuery): SplitQuery = if (plan.queryCache) q else query(q)
+
+  /** `aggs` as a read of `plan` sends them (see [[names]]), and how to read their names back. */
+  def names(plan: ReadPlan, aggs: Map[String, SplitAggregation])
+      : (Map[String, SplitAggregation], String => String) =
+    if (plan.queryCache) (aggs, identity) else names(aggs)
+
   /** `q` under a boost not used before: the same matches. */
   def query(q: SplitQuery): SplitQuery = {
     val boost = 1.0f + (requests.getAndIncrement() % Boosts).toFloat / Boosts

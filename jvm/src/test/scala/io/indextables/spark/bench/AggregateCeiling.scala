@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
 
 import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.read.{LeafCacheBypass, TermsWithMissing}
+import io.indextables.spark.read.TermsWithMissing
 import io.indextables.spark.transaction.TransactionLog
 import io.indextables.tantivy4java.aggregation._
 import io.indextables.tantivy4java.split._
@@ -161,11 +161,6 @@ object AggregateCeiling {
   private def buckets(s: Split, agg: TermsAggregation): Seq[TermsResult.TermsBucket] =
     aggregated(s, new SplitMatchAllQuery(), agg).asInstanceOf[TermsResult].getBuckets.asScala.toSeq
 
-  /** `agg` of the matches of `q`, under a name never sent before: the cache answers nothing. */
-  private def aggregated(s: Split, q: SplitQuery, agg: SplitAggregation): AggregationResult = {
-    val (sent, _) = LeafCacheBypass.names(Map(agg.getName -> agg))
-    val result = s.searcher.aggregate(q, sent.asJava)
-    try result.getAggregation(sent.keys.head)
-    finally result.close()
-  }
+  private def aggregated(s: Split, q: SplitQuery, agg: SplitAggregation): AggregationResult =
+    CeilingHarness.aggregated(s.searcher, q, agg)
 }

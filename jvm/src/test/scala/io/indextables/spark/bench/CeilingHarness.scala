@@ -18,7 +18,7 @@ import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.{LeafCacheBypass, SplitSearchEngine}
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.write.DocumentSplitWriter
-import io.indextables.tantivy4java.aggregation.{CountAggregation, CountResult, TermsAggregation, TermsResult}
+import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder}
 import io.indextables.tantivy4java.core.{DocAddress, Index, IndexWriter}
 import io.indextables.tantivy4java.split._
@@ -418,13 +418,21 @@ object CeilingHarness {
       case "terms" => new TermsAggregation("agg", field, 1000, 1000)
       case other => throw new IllegalArgumentException(s"unknown aggregation $other")
     }
-    val (sent, _) = LeafCacheBypass.names(Map("agg" -> agg))
-    val result = searcher.aggregate(toQuery(a.get("query")), sent.asJava)
-    try result.getAggregation(sent.keys.head) match {
-        case c: CountResult => c.getCount
-        case t: TermsResult => t.getBuckets.asScala.map(_.getDocCount).sum
-        case other => throw new IllegalStateException(s"unexpected aggregation result $other")
-      }
+    aggregated(searcher, toQuery(a.get("query")), agg) match {
+      case c: CountResult => c.getCount
+      case t: TermsResult => t.getBuckets.asScala.map(_.getDocCount).sum
+      case other => throw new IllegalStateException(s"unexpected aggregation result $other")
+    }
+  }
+
+  /** `agg` of the matches of `q`, under a name never sent before: the cache answers nothing. */
+  private[bench] def aggregated(
+      searcher: SplitSearcher,
+      q: SplitQuery,
+      agg: SplitAggregation): AggregationResult = {
+    val (sent, _) = LeafCacheBypass.names(Map(agg.getName -> agg))
+    val result = searcher.aggregate(q, sent.asJava)
+    try result.getAggregation(sent.keys.head)
     finally result.close()
   }
 
