@@ -72,6 +72,15 @@ object IndexTablesErrors {
         s"versions up to $supported. Upgrade IndexTables to read it."
     )
 
+  def unsupportedFeatures(tablePath: Path, side: String, features: Seq[String])
+      : TransactionLogException =
+    logError(
+      "INDEXTABLES_UNSUPPORTED_FEATURE",
+      s"Table $tablePath requires the $side feature(s) ${features.mkString(", ")}, which this " +
+        s"IndexTables does not support. Upgrade IndexTables to ${if (side == "reader") "read"
+          else "write to"} it."
+    )
+
   def unsupportedWriterVersion(tablePath: Path, required: Int, supported: Int)
       : TransactionLogException =
     logError(
@@ -319,6 +328,40 @@ object IndexTablesErrors {
       s"Search of split $splitPath failed for query $query: " +
         s"${Option(cause.getMessage).getOrElse(cause.toString)}",
       cause)
+
+  def companionIndexFailed(parquetPath: String, cause: Throwable): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INDEX_FAILED",
+      s"Cannot index the Parquet file $parquetPath into a companion split: " +
+        Option(cause.getMessage).getOrElse(cause.toString),
+      cause
+    )
+
+  def layoutMismatch(table: String, tableLayout: String, asked: String): IndexTablesException =
+    error(
+      "INDEXTABLES_LAYOUT_MISMATCH",
+      s"Table $table has the $tableLayout layout, but the write asks for " +
+        s"spark.indextables.write.layout=$asked. A table's layout is chosen when it is " +
+        "created: write without the option, or into a new table."
+    )
+
+  def companionFileUnreadable(file: String, split: String, cause: Throwable)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_FILE_UNREADABLE",
+      s"Cannot read the Parquet file $file that holds the rows of split $split: " +
+        Option(cause.getMessage).getOrElse(cause.toString) +
+        ". The file is missing or was changed; the table's log still lists it.",
+      cause
+    )
+
+  def companionSearchUnsupported(tablePath: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SEARCH_UNSUPPORTED",
+      s"Cannot search the companion table $tablePath: tantivy4java reads the Parquet files of " +
+        "companion splits on local disk and S3 only. Scans without a search (and aggregations) " +
+        "work; searches need the table on local disk or S3."
+    )
 
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
     error(

@@ -50,6 +50,17 @@ object IndexTablesConf {
       "which wins); they are nullable, and older splits read them as NULL."
   ).withAliases("mergeSchema")
 
+  val WriteLayout: ConfEntry[String] = oneOf(
+    "spark.indextables.write.layout",
+    "splits",
+    "How a new table stores its rows: splits (each split holds the index and the rows, in " +
+      "tantivy's document store) or companion (each write task writes its rows as a Parquet " +
+      "file and an index-only split over it; rows are read from Parquet). Chosen when the " +
+      "table is created and recorded in its log; a write to an existing table that asks for " +
+      "the other layout fails.",
+    Seq("splits", "companion")
+  )
+
   val StrictOptions: ConfEntry[Boolean] = boolean(
     "spark.indextables.write.strictOptions",
     true,
@@ -600,6 +611,7 @@ object IndexTablesConf {
     WriterHeapSize,
     ArrowBatchRows,
     MergeSchema,
+    WriteLayout,
     StrictOptions,
     OptimizeWriteEnabled,
     OptimizeWriteTargetSplitSize,

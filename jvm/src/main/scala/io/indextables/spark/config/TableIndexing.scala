@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.schema.{SplitIndexSchema, TableIndexSchema}
-import io.indextables.spark.transaction.{AddAction, Snapshot}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableFeatures}
 
 /**
  * How a table's columns are indexed, taken from its splits' own doc mappings (the protocol's
@@ -23,8 +23,8 @@ object TableIndexing {
     DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
 
   /** How `add` holds the table's columns. */
-  def forSplit(snapshot: Snapshot, add: AddAction): TableIndexSchema =
-    snapshot.docMappingFor(add) match {
+  def forSplit(snapshot: Snapshot, add: AddAction): TableIndexSchema = {
+    val held = snapshot.docMappingFor(add) match {
       case Some(mapping) => SplitIndexSchema.of(
           tableSchema(snapshot),
           snapshot.metadata.partitionColumns,
@@ -32,6 +32,8 @@ object TableIndexing {
           jsonStrings(snapshot))
       case None => recorded(snapshot)
     }
+    if (add.companionSourceFiles.isDefined) held.servedFromParquet else held
+  }
 
   /** The string columns the table's metadata records as JSON (see SplitIndexSchema.of). */
   private def jsonStrings(snapshot: Snapshot): Set[String] =
@@ -40,8 +42,8 @@ object TableIndexing {
     }.toSet
 
   /** The table's indexing: every column as the splits that hold it hold it. */
-  def ofTable(snapshot: Snapshot): TableIndexSchema =
-    unionMapping(snapshot) match {
+  def ofTable(snapshot: Snapshot): TableIndexSchema = {
+    val held = unionMapping(snapshot) match {
       case Some(m) => SplitIndexSchema.of(
           tableSchema(snapshot),
           snapshot.metadata.partitionColumns,
@@ -49,6 +51,8 @@ object TableIndexing {
           jsonStrings(snapshot))
       case None => recorded(snapshot)
     }
+    if (TableFeatures.isCompanion(snapshot.protocol)) held.servedFromParquet else held
+  }
 
   /**
    * One doc mapping holding every field of the live splits' distinct mappings (the newest

@@ -79,7 +79,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       Array.fill[InternalRow](ids.length)(newRow())
     } else {
       val bytes =
-        try NativeDocs.projected(searcher, segs, ids, fieldNames)
+        try NativeDocs.projected(searcher, segs, ids, fieldNames, split.companion)
         catch {
           case e: Exception =>
             healthy = false

@@ -5,13 +5,14 @@ import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.sources.{Filter, IsNotNull}
 import org.apache.spark.sql.types.{StringType, StructType}
+import org.apache.spark.util.SerializableConfiguration
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{FilterLogic, FiltersToQueryConverter, IndexQueryParsing, ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
 import io.indextables.spark.stats.StatsValues
-import io.indextables.spark.transaction.{AddAction, Snapshot, TablePaths}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
 
@@ -90,6 +91,16 @@ final class IndexTables4SparkScanBuilder(
         schema)
     }
     translations = perVariant.map(v => (v._1, v._2))
+    parquetReason = parquetRouteReason(data, perVariant.map(_._3))
+    if (parquetReason.isDefined) {
+      // Spark checks every data filter on the rows Parquet gives: it filters nothing itself.
+      pushed = partitionOnly
+      postFilters = data ++ partitionOnly.filterNot { f =>
+        candidates._2.forall(a => pruner.isTrueForPartition(a.partitionValues, Seq(f)))
+      }
+      dataFilters = data
+      return postFilters.toArray
+    }
     // A filter is pushed where every variant takes it; Spark re-checks any that one does not.
     val postData = data.filter(f => perVariant.exists(_._4.contains(f)))
     val pushedData =
@@ -291,6 +302,83 @@ final class IndexTables4SparkScanBuilder(
   private def hasLongTokens(a: AddAction): Boolean =
     a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))
 
+  /** Whether the table is of the companion layout: its rows live in Parquet files. */
+  private def companion: Boolean = TableLayout.of(snapshot.protocol) == TableLayout.Companion
+
+  private def plan0HadoopConf(spark: SparkSession) =
+    spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+
+  /**
+   * Why a scan of a companion table reads the Parquet files directly, with nothing for the
+   * index to do: no query for any split and no pushed aggregation. None when the index is used.
+   */
+  private var parquetReason: Option[String] = None
+
+  /**
+   * Why a scan of a companion table with data filters `data` reads its Parquet files rather than
+   * search, given the filters each variant's translation takes (`pushedPerVariant`): no search
+   * (an IndexQuery is one), and no filter the index answers but IS NOT NULL, which selects
+   * nearly every row. None when the scan searches.
+   */
+  private def parquetRouteReason(data: Seq[Filter], pushedPerVariant: Seq[Seq[Filter]])
+      : Option[String] = {
+    val selective = pushedPerVariant.flatten.exists {
+      case _: IsNotNull => false
+      case _ => true
+    }
+    if (!companion || mixedFilter.isDefined || selective) None
+    else if (data.isEmpty) Some("no filter for the index")
+    else Some("no selective filter for the index")
+  }
+
+  /** The Parquet route's scan (see [[CompanionParquetScan]]), when [[parquetReason]] is one. */
+  private def parquetRoute(spark: SparkSession, files: Seq[AddAction], kept: Seq[AddAction])
+      : Option[Scan] = parquetReason.filter(_ => aggregate.isEmpty).map { reason =>
+    // A file without companion files would be a split of rows: not in a companion table.
+    val parquetFiles = kept.flatMap { a =>
+      a.companionSourceFiles.getOrElse(Nil).map { f =>
+        TablePaths.resolve(snapshot.tablePath, f)
+        CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords)
+      }
+    }
+    val partitionNames = partitionColumns.toSet
+    val readData = StructType(required.fields.filterNot(f => partitionNames.contains(f.name)))
+    val readPartitions = StructType(partitionColumns.flatMap(c => required.find(_.name == c)))
+    val dataSchema = StructType(tableSchema.fields.filterNot(f => partitionNames.contains(f.name)))
+    val groups = SplitGroups.of(
+      parquetFiles.map(f =>
+        SplitInputPartition(
+          f.path,
+          f.partitionValues,
+          f.numRecords,
+          None,
+          0L,
+          0L,
+          None,
+          hasLongTokens = false)),
+      opts.get(IndexTablesConf.SplitsPerTask),
+      opts.get(IndexTablesConf.MaxSplitsPerTask),
+      spark.sparkContext.defaultParallelism
+    ).map { g =>
+      val byPath = parquetFiles.map(f => f.path -> f).toMap
+      CompanionParquetGroup(g.splits.map(s => byPath(s.path)), Nil)
+    }
+    new CompanionParquetScan(
+      tablePath,
+      snapshot.version,
+      groups,
+      files.size,
+      dataSchema,
+      readData,
+      readPartitions,
+      dataFilters,
+      pushed,
+      new SerializableConfiguration(plan0HadoopConf(spark)),
+      timeZone,
+      reason
+    )
+  }
+
   override def build(): Scan = {
     if (!filtersPushed) pushFilters(Array.empty)
     val spark = SparkSession.active
@@ -316,9 +404,11 @@ final class IndexTables4SparkScanBuilder(
         snapshot.docMappingFor(a),
         hasLongTokens(a),
         variants._2(a.path),
-        keyMins(a)
+        keyMins(a),
+        companion = a.companionSourceFiles.isDefined
       )
     }
+    parquetRoute(spark, files, kept).foreach(scan => return scan)
     val readVariants = variants._1.zip(translations).map { case ((schema, _), (q, noTokens)) =>
       ReadVariant(
         q,
@@ -344,7 +434,11 @@ final class IndexTables4SparkScanBuilder(
       queryCache = opts.get(IndexTablesConf.QueryCacheEnabled),
       aggregate = aggregate,
       requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown),
-      diskCache = SplitCaches.diskCache(opts)
+      diskCache = SplitCaches.diskCache(opts),
+      parquetRoot =
+        if (companion)
+          Some(SplitSearchEngine.nativeRoot(snapshot.tablePath, plan0HadoopConf(spark)))
+        else None
     )
     driverAnswer.foreach { d =>
       // Twice as many threads as cores: a thread waits in each native call while tantivy4java's

@@ -24,12 +24,18 @@ object NativeDocs {
 
   private val EntryPoint = "docsBulkNativeWithFields"
 
+  /** The same for companion splits: the rows come from their Parquet files. */
+  private val ParquetEntryPoint = "nativeDocBatchProjected"
+
   // Looked up once per JVM; called once per batch of documents, so reflection costs nothing.
-  private lazy val projectedHandle: Option[(Field, Method)] = Try {
+  private lazy val projectedHandle: Option[(Field, Method)] = handle(EntryPoint)
+  private lazy val parquetHandle: Option[(Field, Method)] = handle(ParquetEntryPoint)
+
+  private def handle(entryPoint: String): Option[(Field, Method)] = Try {
     val c = classOf[SplitSearcher]
     val ptr = c.getDeclaredField("nativePtr")
     val m = c.getDeclaredMethod(
-      EntryPoint,
+      entryPoint,
       classOf[Long],
       classOf[Array[Int]],
       classOf[Array[Int]],
@@ -72,9 +78,10 @@ object NativeDocs {
       searcher: SplitSearcher,
       segments: Array[Int],
       docs: Array[Int],
-      fields: Array[String]): Array[Byte] =
+      fields: Array[String],
+      companion: Boolean = false): Array[Byte] =
     if (docs.isEmpty) Array.empty
-    else projectedHandle match {
+    else (if (companion) parquetHandle else projectedHandle) match {
       case Some((ptr, call)) =>
         val bytes =
           try

@@ -19,6 +19,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param diskCache      the L2 disk cache under tantivy's in-memory cache, if enabled
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
+ * @param parquetRoot    where the Parquet files of companion splits are, as tantivy4java reads
+ *                       them (the table's root), for a companion table
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
  *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
  */
@@ -35,7 +37,8 @@ final case class ReadPlan(
     queryCache: Boolean,
     aggregate: Option[AggregatePlan] = None,
     requireAggregatePushdown: Boolean = false,
-    diskCache: Option[SplitCaches.DiskCache] = None)
+    diskCache: Option[SplitCaches.DiskCache] = None,
+    parquetRoot: Option[String] = None)
 
 /**
  * The pushed query as splits of one doc mapping answer it.
@@ -67,4 +70,5 @@ final case class SplitInputPartition(
     docMappingJson: Option[String],
     hasLongTokens: Boolean,
     variant: Int = 0,
-    keyMins: Map[String, String] = Map.empty)
+    keyMins: Map[String, String] = Map.empty,
+    companion: Boolean = false)

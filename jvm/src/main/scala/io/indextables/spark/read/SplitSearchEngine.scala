@@ -86,6 +86,17 @@ object SplitSearchEngine {
     }
   }
 
+  /**
+   * The table root as tantivy4java finds a companion split's Parquet files under it: a local
+   * directory, or an S3 URL. Other stores are not reached by tantivy4java.
+   */
+  def nativeRoot(tableRoot: Path, conf: org.apache.hadoop.conf.Configuration): String = {
+    val p = LogStore.qualify(tableRoot, conf)
+    if (LogStore.isLocal(p)) new java.io.File(p.toUri.getPath).getPath
+    else if (LogStore.isS3(p)) S3Access.url(p)
+    else throw IndexTablesErrors.companionSearchUnsupported(p.toString)
+  }
+
   // Idle searchers by pool key, least recently used first; guarded by itself.
   private val idle = new java.util.LinkedHashMap[String, List[SplitSearcher]](64, 0.75f, true)
   private var idleCount = 0
@@ -93,7 +104,8 @@ object SplitSearchEngine {
   private def poolKey(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan) =
     s"${checked.identity}|${plan.cacheMaxSize}|${plan.diskCache}|" +
       s"${checked.s3.map(_.fingerprint).getOrElse("")}|" +
-      split.docMappingJson.map(_.hashCode).getOrElse(0)
+      split.docMappingJson.map(_.hashCode).getOrElse(0) +
+      (if (split.companion) s"|${plan.parquetRoot.getOrElse("")}" else "")
 
   /** A searcher of the checked split: one left by an earlier read, or a new one. */
   def borrow(checked: CheckedSplit, split: SplitInputPartition, plan: ReadPlan): SplitSearcher = {
@@ -192,7 +204,11 @@ object SplitSearchEngine {
     try {
       val manager = cacheManager(plan.cacheMaxSize, checked.s3, plan.diskCache)
       SplitCaches.opened(manager, where)
-      manager.createSplitSearcher(where, metadata)
+      plan.parquetRoot.filter(_ => split.companion) match {
+        // Rows of a companion split are read from its Parquet files, under the table's root.
+        case Some(root) => manager.createSplitSearcher(where, metadata, root)
+        case None => manager.createSplitSearcher(where, metadata)
+      }
     } catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 

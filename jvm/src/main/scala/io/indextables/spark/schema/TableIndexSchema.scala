@@ -29,6 +29,23 @@ final case class TableIndexSchema(
   def unmappedJson: Set[String] =
     fields.collect { case f if f.kind == IndexKind.Json && !f.indexed => f.name }.toSet
 
+  /**
+   * These splits as a companion layout holds them: every data column is stored, in the Parquet
+   * files the splits index, and one the index leaves out is there but not indexed.
+   */
+  def servedFromParquet: TableIndexSchema = {
+    val mapped = fields.map(_.name).toSet
+    val unindexed = dataSchema.fields.toSeq.filterNot(f => mapped.contains(f.name)).map { f =>
+      IndexedField(
+        f.name,
+        f.dataType,
+        TableIndexSchema.kindOf(f.dataType),
+        indexed = false,
+        fast = false)
+    }
+    copy(fields = fields.map(_.copy(stored = true)) ++ unindexed, absent = Set.empty)
+  }
+
   /** A data column of the table that these splits do not hold: NULL in every row. */
   def isAbsent(name: String): Boolean = absent.contains(name)
 
@@ -148,6 +165,17 @@ object IndexingRequest {
 object TableIndexSchema {
 
   /** Fast unless asked otherwise: everything but tokenized text and JSON. */
+  /** The index kind of a column of `dt` with no typemap entry. */
+  def kindOf(dt: DataType): IndexKind = dt match {
+    case StringType => IndexKind.RawString
+    case LongType | IntegerType | ShortType | ByteType => IndexKind.I64
+    case DoubleType | FloatType | _: DecimalType => IndexKind.F64
+    case BooleanType => IndexKind.Bool
+    case DateType | TimestampType => IndexKind.DateTime
+    case BinaryType => IndexKind.Bytes
+    case _ => IndexKind.Json
+  }
+
   def defaultFast(kind: IndexKind): Boolean = kind match {
     case IndexKind.Text | IndexKind.Json => false
     case _ => true

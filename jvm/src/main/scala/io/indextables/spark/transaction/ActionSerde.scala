@@ -120,6 +120,13 @@ object ActionSerde {
     writeOptString(g, "docMappingRef", a.docMappingRef)
     writeOptString(g, "docMappingJson", a.docMappingJson)
     writeOptLong(g, "uncompressedSizeBytes", a.uncompressedSizeBytes)
+    a.companionSourceFiles.foreach { files =>
+      g.writeArrayFieldStart("companionSourceFiles")
+      files.foreach(g.writeString)
+      g.writeEndArray()
+    }
+    writeOptLong(g, "companionDeltaVersion", a.companionDeltaVersion)
+    writeOptString(g, "companionFastFieldMode", a.companionFastFieldMode)
     g.writeEndObject()
   }
 
@@ -230,7 +237,10 @@ object ActionSerde {
       numMergeOps = r.optInt("numMergeOps"),
       docMappingRef = r.optString("docMappingRef"),
       docMappingJson = r.optString("docMappingJson"),
-      uncompressedSizeBytes = r.optLong("uncompressedSizeBytes")
+      uncompressedSizeBytes = r.optLong("uncompressedSizeBytes"),
+      companionSourceFiles = r.optStringSeq("companionSourceFiles"),
+      companionDeltaVersion = r.optLong("companionDeltaVersion"),
+      companionFastFieldMode = r.optString("companionFastFieldMode")
     )
 
   private def readRemove(r: FieldReader): RemoveAction =

@@ -50,7 +50,11 @@ final case class MetadataAction(
 /**
  * A split file that became part of the table.
  *
- * `path` is relative to the table root. `partitionValues` maps every partition column to its
+ * `path` is relative to the table root. A split of a companion table (see
+ * [[TableFeatures.CompanionLayout]]) holds only the index of its rows, which live in the Parquet
+ * files `companionSourceFiles` names (relative to the table root, as upstream records them);
+ * `companionFastFieldMode` is the mode its fast fields were built with, and
+ * `companionDeltaVersion` the source version it reflects, for an index over another table. `partitionValues` maps every partition column to its
  * value; a value is `null` (a JSON null) when the row's partition value is SQL NULL, and such
  * entries are kept, not dropped, so that writing the action back reproduces the null.
  */
@@ -71,8 +75,15 @@ final case class AddAction(
     numMergeOps: Option[Int] = None,
     docMappingRef: Option[String] = None,
     docMappingJson: Option[String] = None,
-    uncompressedSizeBytes: Option[Long] = None)
-    extends Action
+    uncompressedSizeBytes: Option[Long] = None,
+    companionSourceFiles: Option[Seq[String]] = None,
+    companionDeltaVersion: Option[Long] = None,
+    companionFastFieldMode: Option[String] = None)
+    extends Action {
+
+  /** The files this split's rows live in: the split itself, or its Parquet companions too. */
+  def files: Seq[String] = path +: companionSourceFiles.getOrElse(Nil)
+}
 
 /**
  * A split file that was logically deleted. Partition values, when present, follow the same

@@ -109,13 +109,7 @@ private[transaction] object CheckpointReader {
     val md = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     val p = protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion))
-    if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(
-        tablePath,
-        None,
-        p.minReaderVersion,
-        TransactionLog.MaxReaderVersion)
-    }
+    TableFeatures.checkReadable(tablePath, None, p)
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
     new Snapshot(

@@ -41,13 +41,7 @@ object LogReplay {
     val version = versions.lastOption.map(_._1).getOrElse(base.get.version)
     val p = protocol.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "protocol"))
-    if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(
-        tablePath,
-        None,
-        p.minReaderVersion,
-        TransactionLog.MaxReaderVersion)
-    }
+    TableFeatures.checkReadable(tablePath, None, p)
     val m = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     // A long chain of unloaded snapshots would make the eventual load recurse deeply.

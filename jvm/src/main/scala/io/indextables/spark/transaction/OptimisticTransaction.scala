@@ -82,12 +82,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       throw invalid("a new table's first commit must hold a protocol and a metaData action")
     }
     protocols.headOption.orElse(base.map(_.protocol)).foreach { p =>
-      if (p.minWriterVersion > TransactionLog.MaxWriterVersion) {
-        throw IndexTablesErrors.unsupportedWriterVersion(
-          log.tablePath,
-          p.minWriterVersion,
-          TransactionLog.MaxWriterVersion)
-      }
+      TableFeatures.checkWritable(log.tablePath, p)
     }
   }
 }

@@ -245,12 +245,7 @@ final class TransactionLog private (
       }
     val actions = VersionFiles.decode(file, bytes)
     actions.foreach {
-      case p: ProtocolAction if p.minReaderVersion > TransactionLog.MaxReaderVersion =>
-        throw IndexTablesErrors.unsupportedReaderVersion(
-          tablePath,
-          Some(file),
-          p.minReaderVersion,
-          TransactionLog.MaxReaderVersion)
+      case p: ProtocolAction => TableFeatures.checkReadable(tablePath, Some(file), p)
       case _ =>
     }
     actions

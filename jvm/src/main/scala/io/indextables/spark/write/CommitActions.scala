@@ -41,8 +41,15 @@ object CommitActions {
 
     val removes = removed.map(f =>
       RemoveAction(f.path, Some(now), dataChange = true, Some(f.partitionValues), Some(f.size)))
+    val layout = plan.companion.map(c => TableLayout.companionConfiguration(c.fastFieldMode))
+      .getOrElse(Map.empty)
     val header = current match {
-      case None => Seq(ProtocolAction.current, newMetadata(plan, tableConfig ++ registry, now))
+      case None =>
+        val features: Set[String] =
+          if (plan.companion.isDefined) TableLayout.Companion.features else Set.empty
+        Seq(
+          TableFeatures.protocolWith(features),
+          newMetadata(plan, tableConfig ++ layout ++ registry, now))
       case Some(snap) if replacesTable =>
         // The schema registry and the table's other properties stay; the indexing is the new one.
         val kept = snap.metadata.configuration.filterNot(p => isIndexingKey(p._1))

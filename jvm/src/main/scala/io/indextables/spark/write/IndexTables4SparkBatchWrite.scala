@@ -126,7 +126,7 @@ final class IndexTables4SparkBatchWrite(
 
   private def delete(adds: Seq[AddAction]): Unit = {
     val uploader = new SplitUploader(plan)
-    adds.foreach(add => uploader.delete(add.path))
+    adds.foreach(uploader.deleteFiles)
   }
 
   /**

@@ -42,9 +42,10 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
     plan.batchRows,
     plan.maxRowsPerSplit,
     plan.statsTruncateAt)
-  private val splitWriter: SplitFileWriter = plan.path match {
-    case WritePath.ArrowFfi => new ArrowFfiSplitWriter(ctx)
-    case WritePath.BatchDocuments => new DocumentSplitWriter(ctx)
+  private val splitWriter: SplitFileWriter = (plan.companion, plan.path) match {
+    case (Some(companion), _) => new CompanionSplitWriter(ctx, companion)
+    case (None, WritePath.ArrowFfi) => new ArrowFfiSplitWriter(ctx)
+    case (None, WritePath.BatchDocuments) => new DocumentSplitWriter(ctx)
   }
   private val uploader = new SplitUploader(plan)
   private val added = ArrayBuffer.empty[AddAction]
@@ -70,7 +71,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
 
   override def abort(): Unit = {
     try splitWriter.close()
-    finally added.foreach(a => uploader.delete(a.path))
+    finally added.foreach(uploader.deleteFiles)
   }
 
   override def close(): Unit = {
@@ -80,7 +81,8 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
 
   private def upload(splits: Seq[LocalSplit]): Unit = splits.foreach { s =>
     val (relative, size) = uploader.upload(s)
-    SparkTaskMetricsBridge.addOutput(size, s.numDocs)
+    val parquetBytes = s.companion.map(c => new File(c.localPath).length()).getOrElse(0L)
+    SparkTaskMetricsBridge.addOutput(size + parquetBytes, s.numDocs)
     added += AddAction(
       path = relative,
       partitionValues = s.partitionValues,
@@ -95,7 +97,9 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       footerEndOffset = Some(s.footerEndOffset),
       numMergeOps = Some(0),
       splitTags = if (s.tags.isEmpty) None else Some(s.tags),
-      docMappingJson = Option(s.docMappingJson)
+      docMappingJson = Option(s.docMappingJson),
+      companionSourceFiles = s.companion.map(c => Seq(c.relativePath)),
+      companionFastFieldMode = plan.companion.map(_.fastFieldMode)
     )
   }
 }

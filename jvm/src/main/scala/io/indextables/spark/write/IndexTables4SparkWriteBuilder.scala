@@ -15,7 +15,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
-import io.indextables.spark.transaction.{Snapshot, TransactionLog}
+import io.indextables.spark.transaction.{Snapshot, TableLayout, TransactionLog}
 import io.indextables.spark.merge.MergeOnWriteSettings
 import io.indextables.spark.util.SerializableHadoopConf
 
@@ -215,6 +215,10 @@ final class IndexTables4SparkWriteBuilder(
     }
     val decision = WritePathSelector.select(indexSchema)
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+    val companion =
+      if (layout(opts, writeOptions) == TableLayout.Companion)
+        Some(CompanionWrite.plan(spark, hadoopConf, indexSchema))
+      else None
     val rowCheck = mode match {
       case WriteMode.ReplaceWhere(predicate, filters) =>
         Some(RowCheck(tableName, predicate, ReplaceWhereRows.bound(spark, filters, dataSchema)))
@@ -236,6 +240,7 @@ final class IndexTables4SparkWriteBuilder(
       rowCheck = rowCheck,
       schemaChange = evolved,
       optimized = optimized,
+      companion = companion,
       tableProperties = tableProperties
     )
     new IndexTables4SparkBatchWrite(
@@ -279,6 +284,23 @@ final class IndexTables4SparkWriteBuilder(
     }
     requested.copy(fields = fields)
   }
+
+  /**
+   * The layout of the table written: an existing table's own (a write option asking for the
+   * other fails), else the write's option, the session's setting or a CREATE TABLE property.
+   */
+  private def layout(opts: IndexTablesOptions, writeOptions: Map[String, String]): TableLayout =
+    existing match {
+      case Some(snap) =>
+        val own = TableLayout.of(snap.protocol)
+        val asked = IndexTablesOptions(writeOptions).raw(IndexTablesConf.WriteLayout.key)
+          .map(_ => TableLayout(IndexTablesOptions(writeOptions).get(IndexTablesConf.WriteLayout)))
+        asked.filter(_ != own).foreach { a =>
+          throw IndexTablesErrors.layoutMismatch(tableName, own.name, a.name)
+        }
+        own
+      case None => TableLayout(opts.get(IndexTablesConf.WriteLayout))
+    }
 
   /** What this write itself asks of the index (its options and the session's). */
   private def asked(opts: IndexTablesOptions): IndexingRequest =

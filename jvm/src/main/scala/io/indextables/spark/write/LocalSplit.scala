@@ -6,6 +6,7 @@ package io.indextables.spark.write
  * @param partitionValues partition column to value (null for a null value)
  * @param docMappingJson  the split's field mapping, as tantivy4java describes it
  * @param tags            split tags recorded in the log (see [[io.indextables.spark.schema.TokenLimit]])
+ * @param companion       the Parquet file holding the split's rows, in the companion layout
  */
 final case class LocalSplit(
     localPath: String,
@@ -17,7 +18,15 @@ final case class LocalSplit(
     docMappingJson: String,
     minValues: Map[String, String],
     maxValues: Map[String, String],
-    tags: Set[String] = Set.empty)
+    tags: Set[String] = Set.empty,
+    companion: Option[CompanionFile] = None)
+
+/**
+ * A finished Parquet file of the companion layout on the executor's local disk.
+ *
+ * @param relativePath where it goes in the table: the path its split's manifest names
+ */
+final case class CompanionFile(localPath: String, relativePath: String)
 
 /**
  * Turns a task's rows into split files through one native API. Owned by one task thread.

@@ -13,6 +13,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param rowCheck a predicate every written row must satisfy (replaceWhere), if any
  * @param schemaChange the columns this write adds to the table (mergeSchema), if any
  * @param optimized    how an optimized write asked Spark to shuffle its rows, if it is one
+ * @param companion    how a table of the companion layout stores the rows (None: in the splits)
  * @param tableProperties the properties a CREATE or REPLACE TABLE gives the table: recorded in
  *                     its metadata by a write that creates or replaces it (the indexing keys
  *                     among them as the resolved index schema records them)
@@ -31,6 +32,7 @@ final case class WritePlan(
     rowCheck: Option[RowCheck] = None,
     schemaChange: Option[SchemaChange] = None,
     optimized: Option[OptimizedWriteSpec] = None,
+    companion: Option[CompanionWrite] = None,
     tableProperties: Map[String, String] = Map.empty)
 
 /**

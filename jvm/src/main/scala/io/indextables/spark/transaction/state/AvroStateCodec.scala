@@ -260,6 +260,9 @@ object AvroStateCodec {
     r.put("numMergeOps", a.numMergeOps.map(Int.box).orNull)
     r.put("docMappingRef", a.docMappingRef.orNull)
     r.put("uncompressedSizeBytes", a.uncompressedSizeBytes.map(Long.box).orNull)
+    r.put("companionSourceFiles", a.companionSourceFiles.map(_.asJava).orNull)
+    r.put("companionDeltaVersion", a.companionDeltaVersion.map(Long.box).orNull)
+    r.put("companionFastFieldMode", a.companionFastFieldMode.orNull)
     r.put("addedAtVersion", e.addedAtVersion)
     r.put("addedAtTimestamp", e.addedAtTimestamp)
     r

@@ -91,7 +91,10 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       numMergeOps = opt[java.lang.Integer](Slot.NumMergeOps).map(_.intValue()),
       docMappingRef = opt[String](Slot.DocMappingRef),
       docMappingJson = opt[String](Slot.DocMappingJson),
-      uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue())
+      uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue()),
+      companionSourceFiles = opt[Seq[String]](Slot.CompanionSourceFiles),
+      companionDeltaVersion = opt[java.lang.Long](Slot.CompanionDeltaVersion).map(_.longValue()),
+      companionFastFieldMode = opt[String](Slot.CompanionFastFieldMode)
     )
     FileEntry(
       add,
@@ -298,7 +301,10 @@ private object FileEntryDatumReader {
     "docMappingJson",
     "uncompressedSizeBytes",
     "addedAtVersion",
-    "addedAtTimestamp"
+    "addedAtTimestamp",
+    "companionSourceFiles",
+    "companionDeltaVersion",
+    "companionFastFieldMode"
   )
 
   /** The position in [[FieldNames]] of each field. */
@@ -322,6 +328,9 @@ private object FileEntryDatumReader {
     final val UncompressedSizeBytes = 16
     final val AddedAtVersion = 17
     final val AddedAtTimestamp = 18
+    final val CompanionSourceFiles = 19
+    final val CompanionDeltaVersion = 20
+    final val CompanionFastFieldMode = 21
   }
 
   /** Maps that most reads never look into, kept packed until they do. */

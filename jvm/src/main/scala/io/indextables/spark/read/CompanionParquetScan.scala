@@ -1,0 +1,192 @@
+package io.indextables.spark.read
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.execution.datasources.PartitionedFile
+import org.apache.parquet.hadoop.ParquetInputFormat
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetUtils, ParquetWriteSupport}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.vectorized.ColumnarBatch
+import org.apache.spark.util.SerializableConfiguration
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.schema.PartitionValues
+import io.indextables.spark.storage.{LocalSplitCache, LogStore}
+import io.indextables.spark.transaction.TablePaths
+
+/** One Parquet file of a companion table to read, with its split's partition values. */
+final case class CompanionParquetFile(
+    path: String,
+    split: String,
+    partitionValues: Map[String, String],
+    numRecords: Option[Long])
+
+/** The Parquet files one read task reads, one after the other. */
+final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locations: Seq[String])
+    extends InputPartition {
+  override def preferredLocations(): Array[String] = locations.toArray
+}
+
+/**
+ * The Parquet route of a companion table: a scan that leaves the index alone, because nothing
+ * in it is for the index to do (no search, no pushed aggregation), and reads the Parquet files
+ * of the candidate splits with Spark's own vectorized Parquet reader, in columnar batches.
+ * Partition pruning and min/max skipping chose the splits; Spark's reader skips row groups by
+ * the data filters (which Spark checks again on every row) and reads only the required columns.
+ *
+ * @param dataSchema     the columns the Parquet files hold (the table's less its partitions)
+ * @param readDataSchema the columns of `dataSchema` the query needs
+ * @param readPartitionSchema the partition columns the query needs, after them
+ * @param reason         why the scan took this route, for EXPLAIN
+ */
+final class CompanionParquetScan(
+    tablePath: String,
+    version: Long,
+    groups: Seq[CompanionParquetGroup],
+    totalSplits: Int,
+    dataSchema: StructType,
+    readDataSchema: StructType,
+    readPartitionSchema: StructType,
+    dataFilters: Seq[Filter],
+    pushedFilters: Seq[Filter],
+    hadoopConf: SerializableConfiguration,
+    timeZone: String,
+    reason: String) extends Scan with Batch {
+
+  override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
+
+  override def toBatch: Batch = this
+
+  override def planInputPartitions(): Array[InputPartition] = groups.toArray[InputPartition]
+
+  override def createReaderFactory(): PartitionReaderFactory = {
+    val spark = SparkSession.active
+    val sqlConf = spark.sessionState.conf
+    // What Spark's own ParquetScan tells its readers through the Hadoop configuration.
+    val conf = new org.apache.hadoop.conf.Configuration(hadoopConf.value)
+    val requested = readDataSchema.json
+    conf.set(ParquetInputFormat.READ_SUPPORT_CLASS, classOf[ParquetReadSupport].getName)
+    conf.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requested)
+    conf.set(ParquetWriteSupport.SPARK_ROW_SCHEMA, requested)
+    conf.set(SQLConf.SESSION_LOCAL_TIMEZONE.key, sqlConf.sessionLocalTimeZone)
+    conf.setBoolean(SQLConf.NESTED_SCHEMA_PRUNING_ENABLED.key, sqlConf.nestedSchemaPruningEnabled)
+    conf.setBoolean(SQLConf.CASE_SENSITIVE.key, sqlConf.caseSensitiveAnalysis)
+    ParquetWriteSupport.setSchema(readDataSchema, conf)
+    conf.setBoolean(SQLConf.PARQUET_BINARY_AS_STRING.key, sqlConf.isParquetBinaryAsString)
+    conf.setBoolean(SQLConf.PARQUET_INT96_AS_TIMESTAMP.key, sqlConf.isParquetINT96AsTimestamp)
+    conf.setBoolean(
+      SQLConf.PARQUET_INFER_TIMESTAMP_NTZ_ENABLED.key,
+      sqlConf.parquetInferTimestampNTZEnabled)
+    conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG.key, sqlConf.legacyParquetNanosAsLong)
+    val broadcast = spark.sparkContext.broadcast(new SerializableConfiguration(conf))
+    new CompanionParquetReaderFactory(
+      tablePath,
+      ParquetPartitionReaderFactory(
+        sqlConf,
+        broadcast,
+        dataSchema,
+        readDataSchema,
+        readPartitionSchema,
+        dataFilters.toArray,
+        None,
+        new ParquetOptions(Map.empty[String, String], sqlConf)),
+      broadcast,
+      readPartitionSchema,
+      timeZone,
+      ParquetUtils.isBatchReadSupportedForSchema(sqlConf, readSchema())
+    )
+  }
+
+  override def description(): String =
+    s"IndexTablesScan $tablePath (version $version) Route: parquet ($reason), " +
+      s"PushedFilters: [${pushedFilters.mkString(", ")}], " +
+      s"ParquetFilters: [${dataFilters.mkString(", ")}], " +
+      s"Splits: ${groups.map(_.files.map(_.split).distinct.size).sum}/$totalSplits, " +
+      s"Files: ${groups.map(_.files.size).sum}, Tasks: ${groups.size}"
+}
+
+/**
+ * Reads the Parquet files of a [[CompanionParquetGroup]] through Spark's Parquet reader, each
+ * file found first through the table's [[LogStore]] (its length, and a clear error naming it and
+ * its split when it is missing), and read from a local copy when it lives on an object store.
+ */
+final class CompanionParquetReaderFactory(
+    tablePath: String,
+    parquet: ParquetPartitionReaderFactory,
+    conf: Broadcast[SerializableConfiguration],
+    readPartitionSchema: StructType,
+    timeZone: String,
+    columnar: Boolean) extends PartitionReaderFactory {
+
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new Chained(partition, f => parquet.buildReader(f))
+
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
+    new Chained(partition, f => parquet.buildColumnarReader(f))
+
+  /** The files of a group read one after the other, each through its own reader. */
+  private final class Chained[T](
+      partition: InputPartition,
+      open: PartitionedFile => PartitionReader[T])
+      extends PartitionReader[T] {
+    private val pending = partition.asInstanceOf[CompanionParquetGroup].files.iterator
+    private var current: PartitionReader[T] = _
+
+    override def next(): Boolean = {
+      while (current == null || !current.next()) {
+        if (current != null) { current.close(); current = null }
+        if (!pending.hasNext) return false
+        current = open(locate(pending.next()))
+      }
+      true
+    }
+
+    override def get(): T = current.get()
+
+    override def close(): Unit = if (current != null) { current.close(); current = null }
+  }
+
+  private def locate(file: CompanionParquetFile): PartitionedFile = {
+    val hadoop = conf.value.value
+    val root = LogStore.qualify(new Path(tablePath), hadoop)
+    val path = TablePaths.resolve(root, file.path)
+    try {
+      val store = LogStore.forPath(path, hadoop)
+      val status = store.status(path)
+      val local =
+        if (LogStore.isObjectStore(path)) {
+          val copy = store.localCopy(
+            path,
+            s"${path}|${status.length}|${status.modificationTime}",
+            LocalSplitCache.Settings(hadoop))
+          new Path(copy.toURI)
+        } else path
+      val values = new GenericInternalRow(readPartitionSchema.fields.map { f =>
+        PartitionValues.decode(file.partitionValues.getOrElse(f.name, null), f.dataType, timeZone)
+      })
+      PartitionedFile(
+        values,
+        SparkPath.fromPath(local),
+        0L,
+        status.length,
+        Array.empty[String],
+        status.modificationTime,
+        status.length)
+    } catch {
+      case e: IndexTablesException => throw e
+      case e: Exception =>
+        throw IndexTablesErrors.companionFileUnreadable(path.toString, file.split, e)
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package io.indextables.spark.transaction
+
+import org.apache.hadoop.fs.Path
+
+import io.indextables.spark.IndexTablesErrors
+
+/**
+ * The protocol's feature flags (protocol version 3 on): a table that needs a reader or writer
+ * to know something beyond its version names it in `readerFeatures` / `writerFeatures`, and a
+ * client that does not know every name refuses the table, naming what it lacks, rather than
+ * misread or corrupt it.
+ */
+object TableFeatures {
+
+  /** The protocol's own features (seeds' `protocol.md`). */
+  val AvroState = "avroState"
+  val MultiPartCheckpoint = "multiPartCheckpoint"
+  val SchemaDeduplication = "schemaDeduplication"
+
+  /**
+   * The companion layout: each split indexes the rows of Parquet files its add action names
+   * (`companionSourceFiles`), and stores none of them itself. A reader that does not know it
+   * would find no document in the splits.
+   */
+  val CompanionLayout = "parquetCompanion"
+
+  val SupportedReaderFeatures: Set[String] =
+    Set(AvroState, MultiPartCheckpoint, SchemaDeduplication, CompanionLayout)
+  val SupportedWriterFeatures: Set[String] = SupportedReaderFeatures
+
+  /** The protocol of a new table that uses `features` (none: the plain current protocol). */
+  def protocolWith(features: Set[String]): ProtocolAction =
+    if (features.isEmpty) ProtocolAction.current
+    else ProtocolAction.current.copy(
+      readerFeatures = Some(features),
+      writerFeatures = Some(features))
+
+  /** Fails unless this code may read a table of protocol `p` (`file`: where it was found). */
+  def checkReadable(tablePath: Path, file: Option[Path], p: ProtocolAction): Unit = {
+    if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
+      throw IndexTablesErrors.unsupportedReaderVersion(
+        tablePath,
+        file,
+        p.minReaderVersion,
+        TransactionLog.MaxReaderVersion)
+    }
+    val unknown = p.readerFeatures.getOrElse(Set.empty) -- SupportedReaderFeatures
+    if (unknown.nonEmpty)
+      throw IndexTablesErrors.unsupportedFeatures(tablePath, "reader", unknown.toSeq.sorted)
+  }
+
+  /** Fails unless this code may write to a table of protocol `p`. */
+  def checkWritable(tablePath: Path, p: ProtocolAction): Unit = {
+    if (p.minWriterVersion > TransactionLog.MaxWriterVersion) {
+      throw IndexTablesErrors.unsupportedWriterVersion(
+        tablePath,
+        p.minWriterVersion,
+        TransactionLog.MaxWriterVersion)
+    }
+    val unknown = p.writerFeatures.getOrElse(Set.empty) -- SupportedWriterFeatures
+    if (unknown.nonEmpty)
+      throw IndexTablesErrors.unsupportedFeatures(tablePath, "writer", unknown.toSeq.sorted)
+  }
+
+  /** Whether a table of protocol `p` is of the companion layout. */
+  def isCompanion(p: ProtocolAction): Boolean =
+    p.readerFeatures.exists(_.contains(CompanionLayout))
+}

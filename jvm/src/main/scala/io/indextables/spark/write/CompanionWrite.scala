@@ -1,0 +1,76 @@
+package io.indextables.spark.write
+
+import scala.collection.JavaConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.mapreduce.Job
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetUtils}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+
+import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
+import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.tantivy4java.split.ParquetCompanionConfig
+
+/**
+ * How a write of the companion layout stores a task's rows: as Parquet, written by Spark's own
+ * Parquet writer with the session's Parquet settings (codec, block size), and an index-only split
+ * over each file. Decided on the driver; immutable.
+ *
+ * @param parquetConf the Hadoop configuration Spark's Parquet writer takes, prepared on the
+ *                    driver as Spark's own Parquet source prepares it
+ * @param dataSchema  the columns the Parquet files hold: the table's less its partition columns,
+ *                    whose values the directory and the log hold, as in a Hive-style table
+ * @param fastFieldMode how the splits serve fast fields (tantivy4java's FastFieldMode)
+ */
+final case class CompanionWrite(
+    parquetConf: SerializableHadoopConf,
+    dataSchema: StructType,
+    fastFieldMode: String) {
+
+  /** tantivy4java's indexing of one Parquet file under `root`, as `schema` asks. */
+  def indexing(root: String, schema: TableIndexSchema, heapSize: Long): ParquetCompanionConfig = {
+    val fields = schema.fields.filter(f => dataSchema.fieldNames.contains(f.name))
+    val tokenizers = fields.collect {
+      case f if f.indexed && f.kind == IndexKind.Text => f.name -> f.tokenizer.getOrElse("default")
+      case f if f.indexed && f.kind == IndexKind.RawString => f.name -> "raw"
+    }.toMap
+    val config = new ParquetCompanionConfig(root)
+      .withFastFieldMode(ParquetCompanionConfig.FastFieldMode.valueOf(fastFieldMode))
+      .withTokenizerOverrides(tokenizers.asJava)
+      .withWriterHeapSize(heapSize)
+      // No hidden hash columns: aggregations group on the fields themselves.
+      .withStringFingerprints()
+    val json = fields.collect { case f if f.indexed && f.kind == IndexKind.Json => f.name }
+    val ips = fields.collect { case f if f.indexed && f.kind == IndexKind.Ip => f.name }
+    val skipped = fields.collect { case f if !f.indexed => f.name }
+    if (json.nonEmpty) config.withJsonFields(json: _*)
+    if (ips.nonEmpty) config.withIpAddressFields(ips: _*)
+    if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
+    config
+  }
+}
+
+object CompanionWrite {
+
+  /** The fast field mode of the splits this code writes: tantivy's own columns. */
+  val FastFieldMode = "DISABLED"
+
+  /** Prepares the Parquet side of a companion write of `schema` on the driver. */
+  def plan(spark: SparkSession, hadoopConf: Configuration, schema: TableIndexSchema)
+      : CompanionWrite = {
+    val dataSchema = schema.dataSchema
+    val job = Job.getInstance(new Configuration(hadoopConf))
+    val sqlConf = spark.sessionState.conf
+    ParquetUtils.prepareWrite(
+      sqlConf,
+      job,
+      dataSchema,
+      new ParquetOptions(Map.empty[String, String], sqlConf))
+    // Microsecond timestamps, not the INT96 Spark 3.5 writes by default: tantivy4java reads
+    // them as its own date-times, and every Parquet reader of the last decade understands them.
+    job.getConfiguration.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
+    CompanionWrite(new SerializableHadoopConf(job.getConfiguration), dataSchema, FastFieldMode)
+  }
+}
