@@ -62,19 +62,50 @@ def logs_df(spark: SparkSession, logs_rows: list[tuple[object, ...]]) -> DataFra
     return df
 
 
+LAYOUT_KEY = "spark.indextables.write.layout"
+LAYOUTS = ("splits", "companion")
+
+
+@pytest.fixture(params=LAYOUTS)
+def layout(request: pytest.FixtureRequest, spark: SparkSession) -> Iterator[str]:
+    """Each table layout in turn, as the session's default for new tables: a test file whose
+    answers must not depend on the layout takes it for every test with
+    `pytestmark = pytest.mark.usefixtures("layout")`, and so runs once per layout."""
+    layout_name = str(request.param)
+    spark.conf.set(LAYOUT_KEY, layout_name)
+    yield layout_name
+    spark.conf.unset(LAYOUT_KEY)
+
+
 @pytest.fixture(scope="session")
-def logs_table(
+def _logs_tables(
     spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
+    """The logs tables written so far this session, by layout."""
+    return {}
+
+
+@pytest.fixture
+def logs_table(
+    layout: str,
+    spark: SparkSession,
+    logs_df: DataFrame,
+    tmp_path_factory: pytest.TempPathFactory,
+    _logs_tables: dict[str, str],
 ) -> str:
-    """logs_df written once per session as an IndexTables table, `message` typed as text."""
-    path = str(tmp_path_factory.mktemp("logs") / "indextables")
-    (
-        logs_df.write.format("indextables")
-        .option("spark.indextables.indexing.typemap.message", "text")
-        .mode("overwrite")
-        .save(path)
-    )
-    return path
+    """logs_df written once per session and layout as an IndexTables table, `message` typed as
+    text (so every test that reads it runs on both layouts)."""
+    if layout not in _logs_tables:
+        path = str(tmp_path_factory.mktemp(f"logs-{layout}") / "indextables")
+        (
+            logs_df.write.format("indextables")
+            .option("spark.indextables.indexing.typemap.message", "text")
+            .option(LAYOUT_KEY, layout)
+            .mode("overwrite")
+            .save(path)
+        )
+        _logs_tables[layout] = path
+    return _logs_tables[layout]
 
 
 @pytest.fixture(scope="session")

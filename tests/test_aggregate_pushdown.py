@@ -17,6 +17,8 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from helpers import assert_same_rows, plan_nodes, read_table, scan_node, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 
 def _scan_rows(df: DataFrame) -> int:
     """Rows the BatchScan node shipped to Spark, from the executed plan's metrics."""

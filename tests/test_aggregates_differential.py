@@ -20,6 +20,8 @@ from pyspark.sql import functions as F
 import indextables.functions as itf
 from helpers import error_text, plan_nodes, read_table, scan_node, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 Query = Callable[[DataFrame], DataFrame]
 
 

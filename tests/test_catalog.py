@@ -30,6 +30,8 @@ from helpers import (
     version_actions,
 )
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 ROWS = [
     (1, "2024-01-01", "ERROR", "connection timeout after 30s"),
     (2, "2024-01-01", "INFO", "block served to client"),

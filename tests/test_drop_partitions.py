@@ -12,6 +12,8 @@ from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 
 def _rows(spark: SparkSession) -> DataFrame:
     start = datetime.date(2024, 1, 1)

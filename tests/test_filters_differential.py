@@ -14,6 +14,8 @@ from pyspark.sql import functions as F
 from helpers import read_table
 from predicates import Predicate, generate_predicates
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 PREDICATE_COUNT = 300
 
 

@@ -23,6 +23,8 @@ from helpers import TYPEMAP, assert_same_rows, read_table, scan_node, write_tabl
 from indextables import InvalidQueryError
 from indextables.functions import fieldmatch, indexquery, indexquery_all, textsearch
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 WORDS = ["timeout", "connection", "reset", "disk", "full", "peer", "retry", "lock", "socket"]
 LEVELS = ["ERROR", "WARN", "INFO", None]
 

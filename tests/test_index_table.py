@@ -14,6 +14,8 @@ from pyspark.sql import DataFrame, SparkSession
 from helpers import assert_same_rows, write_table
 from indextables import IndexTable, IndexTablesError
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 ROWS = [(1, "a", "connection timeout"), (2, "b", "block served"), (3, "c", "timeout again")]
 SCHEMA = "id long, s string, message string"
 

@@ -23,6 +23,8 @@ from helpers import (
     write_table,
 )
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 INDEXING = "spark.indextables.indexing."
 
 WORDS = [

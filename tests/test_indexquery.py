@@ -20,6 +20,8 @@ from pyspark.sql import SparkSession
 
 from helpers import TYPEMAP, error_text, read_table, scan_node, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 WORDS = [
     "timeout",
     "connection",

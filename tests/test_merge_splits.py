@@ -35,6 +35,8 @@ from helpers import (
 from indextables import IndexTablesError, convert_exception
 from storage_servers import S3Server
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 TESTS_DIR = Path(__file__).resolve().parent
 PATIENCE_S = 600.0
 SCHEMA = "id long, hour int, msg string, score double"

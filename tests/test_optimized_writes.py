@@ -13,6 +13,8 @@ from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 PREFIX = "spark.indextables.write.optimizeWrite."
 MB = 1 << 20
 

@@ -18,6 +18,8 @@ from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 SCHEMA = "id long, day date, level string, message string"
 TEXT = {"spark.indextables.indexing.typemap.message": "text"}
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from pyspark.sql import DataFrame, DataFrameWriter, Row, SparkSession
 from pyspark.sql import functions as F
 
@@ -34,6 +35,8 @@ from helpers import (
     write_table,
 )
 from indextables import ConcurrentCommitError
+
+pytestmark = pytest.mark.usefixtures("layout")
 
 TESTS_DIR = Path(__file__).resolve().parent
 FIRST_DAY = dt.date(2024, 1, 1)

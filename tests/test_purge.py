@@ -24,6 +24,8 @@ from pyspark.sql import functions as F
 from helpers import assert_same_rows, error_text, jvm, read_table, split_files, write_table
 from test_object_stores import Store, store  # noqa: F401 (the fixture, parametrized by store)
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 TESTS_DIR = Path(__file__).resolve().parent
 DAY_S = 24 * 3600
 LOG = "_transaction_log"

@@ -17,6 +17,8 @@ from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, read_table, scan_node, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 
 def _c(name: str) -> Callable[[], Column]:
     return lambda: F.col(name)

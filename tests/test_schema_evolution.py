@@ -27,6 +27,8 @@ from helpers import (
     write_table,
 )
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 MERGE_SCHEMA = "spark.indextables.write.mergeSchema"
 
 

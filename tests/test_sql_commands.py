@@ -10,6 +10,8 @@ from pyspark.sql import SparkSession
 
 from helpers import read_table, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 
 @pytest.fixture(scope="module")
 def two_versions(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:

@@ -10,6 +10,8 @@ from pyspark.sql import functions as F
 
 from helpers import TYPEMAP, assert_same_rows, read_table, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 MESSAGES = [
     "error",
     "error message",

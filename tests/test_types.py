@@ -11,6 +11,8 @@ from pyspark.sql import Row, SparkSession
 
 from helpers import assert_same_rows, error_text, read_table, split_files, write_table
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 ALL_TYPES = (
     "id long, s string, l long, i int, d double, f float, b boolean, ts timestamp, day date, "
     "amount decimal(10,2), raw binary, st struct<a:int,b:string>, tags array<string>"

@@ -18,6 +18,8 @@ from helpers import (
     write_table,
 )
 
+pytestmark = pytest.mark.usefixtures("layout")
+
 
 def _events(spark: SparkSession, start: int, count: int) -> DataFrame:
     regions = ["eu", "us", "apac"]

@@ -43,6 +43,8 @@ final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locatio
  * Partition pruning and min/max skipping chose the splits; Spark's reader skips row groups by
  * the data filters (which Spark checks again on every row) and reads only the required columns.
  *
+ * @param parquetRoot    the directory the files' paths are relative to (the table's own, or
+ *                       an external source's)
  * @param dataSchema     the columns the Parquet files hold (the table's less its partitions)
  * @param readDataSchema the columns of `dataSchema` the query needs
  * @param readPartitionSchema the partition columns the query needs, after them
@@ -50,6 +52,7 @@ final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locatio
  */
 final class CompanionParquetScan(
     tablePath: String,
+    parquetRoot: String,
     version: Long,
     groups: Seq[CompanionParquetGroup],
     totalSplits: Int,
@@ -89,7 +92,7 @@ final class CompanionParquetScan(
     conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG.key, sqlConf.legacyParquetNanosAsLong)
     val broadcast = spark.sparkContext.broadcast(new SerializableConfiguration(conf))
     new CompanionParquetReaderFactory(
-      tablePath,
+      parquetRoot,
       ParquetPartitionReaderFactory(
         sqlConf,
         broadcast,
@@ -120,7 +123,7 @@ final class CompanionParquetScan(
  * its split when it is missing), and read from a local copy when it lives on an object store.
  */
 final class CompanionParquetReaderFactory(
-    tablePath: String,
+    parquetRoot: String,
     parquet: ParquetPartitionReaderFactory,
     conf: Broadcast[SerializableConfiguration],
     readPartitionSchema: StructType,
@@ -159,7 +162,7 @@ final class CompanionParquetReaderFactory(
 
   private def locate(file: CompanionParquetFile): PartitionedFile = {
     val hadoop = conf.value.value
-    val root = LogStore.qualify(new Path(tablePath), hadoop)
+    val root = LogStore.qualify(new Path(parquetRoot), hadoop)
     val path = TablePaths.resolve(root, file.path)
     try {
       val store = LogStore.forPath(path, hadoop)

@@ -39,7 +39,10 @@ object DocumentValues {
     case (TimestampType, v) => micros(v)
     case (BinaryType, b: Array[Byte]) => b
     case (s: StructType, v) => fromJson(node(v), s)
-    case (a: ArrayType, v) => fromJson(node(v).get(StoredJson.ArrayKey), a)
+    case (a: ArrayType, v) =>
+      // A split's own store wraps an array in an object; a companion's Parquet gives it bare.
+      val n = node(v)
+      fromJson(if (n.isArray) n else n.get(StoredJson.ArrayKey), a)
     case (m: MapType, v) => fromJson(node(v), m)
     case (t, v) => throw new IllegalStateException(
         s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")

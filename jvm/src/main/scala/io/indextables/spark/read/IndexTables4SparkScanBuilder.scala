@@ -337,7 +337,7 @@ final class IndexTables4SparkScanBuilder(
     // A file without companion files would be a split of rows: not in a companion table.
     val parquetFiles = kept.flatMap { a =>
       a.companionSourceFiles.getOrElse(Nil).map { f =>
-        TablePaths.resolve(snapshot.tablePath, f)
+        TablePaths.resolve(TableLayout.parquetRoot(snapshot), f)
         CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords)
       }
     }
@@ -365,6 +365,7 @@ final class IndexTables4SparkScanBuilder(
     }
     new CompanionParquetScan(
       tablePath,
+      TableLayout.parquetRoot(snapshot).toString,
       snapshot.version,
       groups,
       files.size,
@@ -437,7 +438,9 @@ final class IndexTables4SparkScanBuilder(
       diskCache = SplitCaches.diskCache(opts),
       parquetRoot =
         if (companion)
-          Some(SplitSearchEngine.nativeRoot(snapshot.tablePath, plan0HadoopConf(spark)))
+          Some(SplitSearchEngine.nativeRoot(
+            TableLayout.parquetRoot(snapshot),
+            plan0HadoopConf(spark)))
         else None
     )
     driverAnswer.foreach { d =>

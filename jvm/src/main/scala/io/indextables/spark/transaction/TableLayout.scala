@@ -24,6 +24,20 @@ object TableLayout {
   def of(protocol: ProtocolAction): TableLayout =
     if (TableFeatures.isCompanion(protocol)) Companion else Splits
 
+  /** Upstream's metadata key naming the root of an external source's Parquet files. */
+  val SourceTablePathKey = "indextables.companion.sourceTablePath"
+
+  /**
+   * Where the Parquet files of a companion table's splits are, relative to which its add
+   * actions name them: the table itself, or an external source's root (an index built over
+   * Parquet files it does not own).
+   */
+  def parquetRoot(snapshot: Snapshot): org.apache.hadoop.fs.Path =
+    snapshot.metadata.configuration.get(SourceTablePathKey) match {
+      case Some(root) => new org.apache.hadoop.fs.Path(root)
+      case None => snapshot.tablePath
+    }
+
   /**
    * What a companion table records in its metadata's configuration, under upstream's keys for
    * companion indexes: its splits index Parquet files, kept under the table itself.
