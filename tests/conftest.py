@@ -66,11 +66,12 @@ LAYOUT_KEY = "spark.indextables.write.layout"
 LAYOUTS = ("splits", "companion")
 
 
-@pytest.fixture(params=LAYOUTS)
+@pytest.fixture(scope="module", params=LAYOUTS)
 def layout(request: pytest.FixtureRequest, spark: SparkSession) -> Iterator[str]:
     """Each table layout in turn, as the session's default for new tables: a test file whose
     answers must not depend on the layout takes it for every test with
-    `pytestmark = pytest.mark.usefixtures("layout")`, and so runs once per layout."""
+    `pytestmark = pytest.mark.usefixtures("layout")`, and so runs once per layout (all of its
+    tests on one layout, then all on the other)."""
     layout_name = str(request.param)
     spark.conf.set(LAYOUT_KEY, layout_name)
     yield layout_name
@@ -85,7 +86,7 @@ def _logs_tables(
     return {}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def logs_table(
     layout: str,
     spark: SparkSession,

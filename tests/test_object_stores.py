@@ -144,6 +144,39 @@ def test_write_append_overwrite_and_read_match_parquet(
     assert_same_rows(_read(spark, url), logs_parquet.filter("level = 'WARN'"))
 
 
+def test_companion_table_on_the_store_matches_parquet(
+    spark: SparkSession, store: Store, logs_df: DataFrame, logs_parquet: DataFrame
+) -> None:
+    """A companion table on the store: its Parquet files go up beside its splits, scans read
+    them (from local copies on Azure), searches fetch their rows from them (tantivy4java reads
+    S3 itself; Azure through local copies too)."""
+    url = store.new_table("companion")
+    options = {
+        "spark.indextables.indexing.typemap.message": "text",
+        "spark.indextables.write.layout": "companion",
+    }
+    logs_df.filter("id % 2 = 0").write.format("indextables").options(**options).partitionBy(
+        "day"
+    ).save(url)
+    logs_df.filter("id % 2 = 1").write.format("indextables").mode("append").save(url)
+    keys = store.keys(url)
+    parquet_files = [k for k in keys if k.startswith("day=") and k.endswith(".parquet")]
+    splits = [k for k in keys if k.startswith("day=") and k.endswith(".split")]
+    assert parquet_files and len(parquet_files) == len(splits), keys
+
+    table = _read(spark, url)
+    assert "Route: parquet" in scan_node(table)
+    assert_same_rows(table, logs_parquet)
+    for predicate in ["level = 'ERROR'", "host = 'host-3' AND latency_ms > 200"]:
+        assert "PushedQuery" in scan_node(table.filter(predicate))
+        assert_same_rows(table.filter(predicate), logs_parquet.filter(predicate))
+    searched = table.filter("message indexquery 'error'")
+    expected = logs_parquet.filter("lower(message) rlike '(^|[^a-z0-9])error([^a-z0-9]|$)'")
+    assert_same_rows(searched, expected)
+    grouped = table.groupBy("level").count()
+    assert_same_rows(grouped, logs_parquet.groupBy("level").count())
+
+
 def test_indexquery_on_the_store_matches_the_same_table_on_disk(
     spark: SparkSession, store: Store, logs_df: DataFrame, logs_table: str
 ) -> None:

@@ -232,7 +232,11 @@ def test_splits_indexed_differently_are_each_searched_their_own_way(
     for a in raw_actions:
         if "add" in a:
             add = dict(a["add"])
-            shutil.copy(Path(raw_table) / str(add["path"]), Path(text_table) / str(add["path"]))
+            # The split, and on the companion layout the Parquet files holding its rows.
+            companion = add.get("companionSourceFiles") or []
+            assert isinstance(companion, list)
+            for f in [str(add["path"]), *map(str, companion)]:
+                shutil.copy(Path(raw_table) / f, Path(text_table) / f)
             add["docMappingJson"] = registry["docMappingSchema." + str(add.pop("docMappingRef"))]
             adds.append({"add": add})
     _write_log(text_table, 1, adds)

@@ -355,14 +355,6 @@ object IndexTablesErrors {
       cause
     )
 
-  def companionSearchUnsupported(tablePath: String): IndexTablesException =
-    error(
-      "INDEXTABLES_COMPANION_SEARCH_UNSUPPORTED",
-      s"Cannot search the companion table $tablePath: tantivy4java reads the Parquet files of " +
-        "companion splits on local disk and S3 only. Scans without a search (and aggregations) " +
-        "work; searches need the table on local disk or S3."
-    )
-
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
     error(
       "INDEXTABLES_SPLIT_UNREADABLE",

@@ -146,7 +146,14 @@ object SplitMerger {
           splitTags = if (tags.isEmpty) None else Some(tags),
           numMergeOps = Some(group.sources.flatMap(_.numMergeOps).foldLeft(0)(math.max) + 1),
           docMappingRef = first.docMappingRef,
-          docMappingJson = first.docMappingJson
+          docMappingJson = first.docMappingJson,
+          // tantivy4java combines companion splits' manifests: the merged split indexes the
+          // rows of every source's Parquet files, which stay where they are.
+          companionSourceFiles =
+            if (group.sources.exists(_.companionSourceFiles.isDefined))
+              Some(group.sources.flatMap(_.companionSourceFiles.getOrElse(Nil)))
+            else None,
+          companionFastFieldMode = first.companionFastFieldMode
         )
       )
     } catch {

@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
-import io.indextables.spark.transaction.{AddAction, LogRetention, TablePaths, TransactionLog}
+import io.indextables.spark.transaction.{AddAction, LogRetention, TableLayout, TablePaths, TransactionLog}
 
 /**
  * Deletes the split files of a table that no version of it can reach any more, and the log files
@@ -14,6 +14,7 @@ import io.indextables.spark.transaction.{AddAction, LogRetention, TablePaths, Tr
  *
  * A split file is deleted only when all of these hold:
  *  - it lies below the table root, outside `_transaction_log`, and its name ends in `.split`
+ *    (or, in a companion table, `.parquet`: the files of its rows)
  *    (or is such a split's `.crc`): nothing else in the directory is ever touched;
  *  - no version file that stays on storage adds it, no checkpoint or Avro state that stays on
  *    storage lists it, and the latest version does not hold it. This is a superset of what time
@@ -76,13 +77,16 @@ object SplitPurge {
 
     // Listed first: a split committed before the log is read below is then known to be live.
     val logDirPrefix = root.toUri.getPath.stripSuffix("/") + "/" + TransactionLog.LogDirName + "/"
+    val latest = log.snapshot()
+    // A companion table's rows are Parquet files of its own: unreferenced, they go too.
+    val companion = TableLayout.of(latest.protocol) == TableLayout.Companion &&
+      !latest.metadata.configuration.contains(TableLayout.SourceTablePathKey)
     val listed = store.listRecursively(root).filter { f =>
       val p = f.path.toUri.getPath
-      !p.startsWith(logDirPrefix) && isSplitFile(f.path.getName)
+      !p.startsWith(logDirPrefix) && isDataFile(f.path.getName, companion)
     }.toVector
 
     val referenced = mutable.HashSet.empty[String]
-    val latest = log.snapshot()
     addAll(referenced, root, latest.allFiles)
     val keptVersions = log.listVersions().filterNot(logPlan.versionFiles.toSet)
     keptVersions.foreach(v => addAll(referenced, root, adds(log, v)))
@@ -118,19 +122,25 @@ object SplitPurge {
     Result(found.size.toLong, purged, failed, logPlan, settings.dryRun)
   }
 
-  /** Split files and their checksum files: the only files PURGE deletes. */
-  def isSplitFile(name: String): Boolean =
-    name.endsWith(".split") || (name.startsWith(".") && name.endsWith(".split.crc"))
+  /**
+   * The files PURGE may delete: splits, and in a companion table the Parquet files of its rows,
+   * with their checksum files.
+   */
+  def isDataFile(name: String, companion: Boolean): Boolean = {
+    val file = if (name.startsWith(".") && name.endsWith(".crc")) name.drop(1).dropRight(4)
+    else name
+    file.endsWith(".split") || (companion && file.endsWith(".parquet"))
+  }
 
   private def adds(log: TransactionLog, version: Long): Seq[AddAction] =
     log.actionsOf(version).collect { case a: AddAction => a }
 
   private def addAll(into: mutable.Set[String], root: Path, files: Seq[AddAction]): Unit =
-    files.foreach(a => into += key(TablePaths.resolve(root, a.path)))
+    files.foreach(a => a.files.foreach(f => into += key(TablePaths.resolve(root, f))))
 
-  // A `.crc` file belongs to the split it checks.
+  // A `.crc` file belongs to the file it checks.
   private def splitOf(p: Path): Path =
-    if (p.getName.endsWith(".split.crc"))
+    if (p.getName.startsWith(".") && p.getName.endsWith(".crc"))
       new Path(p.getParent, p.getName.stripPrefix(".").stripSuffix(".crc"))
     else p
 

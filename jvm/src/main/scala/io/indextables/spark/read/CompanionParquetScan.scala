@@ -49,6 +49,7 @@ final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locatio
  * @param readDataSchema the columns of `dataSchema` the query needs
  * @param readPartitionSchema the partition columns the query needs, after them
  * @param reason         why the scan took this route, for EXPLAIN
+ * @param nonNull        columns whose NULL rows the scan drops (IS NOT NULL filters pushed)
  */
 final class CompanionParquetScan(
     tablePath: String,
@@ -63,7 +64,8 @@ final class CompanionParquetScan(
     pushedFilters: Seq[Filter],
     hadoopConf: SerializableConfiguration,
     timeZone: String,
-    reason: String) extends Scan with Batch {
+    reason: String,
+    nonNull: Seq[String] = Nil) extends Scan with Batch {
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 
@@ -105,7 +107,8 @@ final class CompanionParquetScan(
       broadcast,
       readPartitionSchema,
       timeZone,
-      ParquetUtils.isBatchReadSupportedForSchema(sqlConf, readSchema())
+      nonNull.isEmpty && ParquetUtils.isBatchReadSupportedForSchema(sqlConf, readSchema()),
+      nonNull.map(c => readSchema().fieldIndex(c))
     )
   }
 
@@ -113,6 +116,7 @@ final class CompanionParquetScan(
     s"IndexTablesScan $tablePath (version $version) Route: parquet ($reason), " +
       s"PushedFilters: [${pushedFilters.mkString(", ")}], " +
       s"ParquetFilters: [${dataFilters.mkString(", ")}], " +
+      (if (nonNull.isEmpty) "" else s"NonNull: [${nonNull.mkString(", ")}], ") +
       s"Splits: ${groups.map(_.files.map(_.split).distinct.size).sum}/$totalSplits, " +
       s"Files: ${groups.map(_.files.size).sum}, Tasks: ${groups.size}"
 }
@@ -128,12 +132,26 @@ final class CompanionParquetReaderFactory(
     conf: Broadcast[SerializableConfiguration],
     readPartitionSchema: StructType,
     timeZone: String,
-    columnar: Boolean) extends PartitionReaderFactory {
+    columnar: Boolean,
+    nonNullOrdinals: Seq[Int]) extends PartitionReaderFactory {
 
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
-  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new Chained(partition, f => parquet.buildReader(f))
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
+    val rows = new Chained(partition, f => parquet.buildReader(f))
+    if (nonNullOrdinals.isEmpty) rows
+    else new PartitionReader[InternalRow] {
+      override def next(): Boolean = {
+        while (rows.next()) {
+          val r = rows.get()
+          if (!nonNullOrdinals.exists(r.isNullAt)) return true
+        }
+        false
+      }
+      override def get(): InternalRow = rows.get()
+      override def close(): Unit = rows.close()
+    }
+  }
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
     new Chained(partition, f => parquet.buildColumnarReader(f))

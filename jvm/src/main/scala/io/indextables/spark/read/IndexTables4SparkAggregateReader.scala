@@ -389,7 +389,8 @@ final class IndexTables4SparkAggregateReader(
                 searcher,
                 segments.slice(from, until),
                 docs.slice(from, until),
-                names)
+                names,
+                split.companion)
             catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
           decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
             acc.add(

@@ -92,15 +92,6 @@ final class IndexTables4SparkScanBuilder(
     }
     translations = perVariant.map(v => (v._1, v._2))
     parquetReason = parquetRouteReason(data, perVariant.map(_._3))
-    if (parquetReason.isDefined) {
-      // Spark checks every data filter on the rows Parquet gives: it filters nothing itself.
-      pushed = partitionOnly
-      postFilters = data ++ partitionOnly.filterNot { f =>
-        candidates._2.forall(a => pruner.isTrueForPartition(a.partitionValues, Seq(f)))
-      }
-      dataFilters = data
-      return postFilters.toArray
-    }
     // A filter is pushed where every variant takes it; Spark re-checks any that one does not.
     val postData = data.filter(f => perVariant.exists(_._4.contains(f)))
     val pushedData =
@@ -318,7 +309,8 @@ final class IndexTables4SparkScanBuilder(
    * Why a scan of a companion table with data filters `data` reads its Parquet files rather than
    * search, given the filters each variant's translation takes (`pushedPerVariant`): no search
    * (an IndexQuery is one), and no filter the index answers but IS NOT NULL, which selects
-   * nearly every row. None when the scan searches.
+   * nearly every row (the Parquet route then drops the rows with NULLs itself, as the filters
+   * were pushed for an aggregation the index may still answer). None when the scan searches.
    */
   private def parquetRouteReason(data: Seq[Filter], pushedPerVariant: Seq[Seq[Filter]])
       : Option[String] = {
@@ -331,10 +323,20 @@ final class IndexTables4SparkScanBuilder(
     else Some("no selective filter for the index")
   }
 
+  /** Whether the scan reads every column its pushed IS NOT NULL filters name. */
+  private def nonNullRead: Boolean =
+    pushed.forall {
+      case IsNotNull(c) => partitionColumns.contains(c) || required.fieldNames.contains(c)
+      case _ => true
+    }
+
   /** The Parquet route's scan (see [[CompanionParquetScan]]), when [[parquetReason]] is one. */
   private def parquetRoute(spark: SparkSession, files: Seq[AddAction], kept: Seq[AddAction])
-      : Option[Scan] = parquetReason.filter(_ => aggregate.isEmpty).map { reason =>
-    // A file without companion files would be a split of rows: not in a companion table.
+      : Option[Scan] = parquetReason.filter { _ =>
+    // Every kept split must have its rows in Parquet: a split holding its own rows (which no
+    // companion table should have) is read by the index route, where no row is left out.
+    aggregate.isEmpty && nonNullRead && kept.forall(_.companionSourceFiles.exists(_.nonEmpty))
+  }.map { reason =>
     val parquetFiles = kept.flatMap { a =>
       a.companionSourceFiles.getOrElse(Nil).map { f =>
         TablePaths.resolve(TableLayout.parquetRoot(snapshot), f)
@@ -363,6 +365,8 @@ final class IndexTables4SparkScanBuilder(
       val byPath = parquetFiles.map(f => f.path -> f).toMap
       CompanionParquetGroup(g.splits.map(s => byPath(s.path)), Nil)
     }
+    // The IS NOT NULL filters pushed (the only data filters the route takes): dropped here.
+    val nonNull = pushed.collect { case IsNotNull(c) if !partitionNames.contains(c) => c }
     new CompanionParquetScan(
       tablePath,
       TableLayout.parquetRoot(snapshot).toString,
@@ -376,7 +380,8 @@ final class IndexTables4SparkScanBuilder(
       pushed,
       new SerializableConfiguration(plan0HadoopConf(spark)),
       timeZone,
-      reason
+      reason,
+      nonNull.distinct
     )
   }
 
@@ -406,7 +411,7 @@ final class IndexTables4SparkScanBuilder(
         hasLongTokens(a),
         variants._2(a.path),
         keyMins(a),
-        companion = a.companionSourceFiles.isDefined
+        companionFiles = a.companionSourceFiles.getOrElse(Nil)
       )
     }
     parquetRoute(spark, files, kept).foreach(scan => return scan)
@@ -438,9 +443,7 @@ final class IndexTables4SparkScanBuilder(
       diskCache = SplitCaches.diskCache(opts),
       parquetRoot =
         if (companion)
-          Some(SplitSearchEngine.nativeRoot(
-            TableLayout.parquetRoot(snapshot),
-            plan0HadoopConf(spark)))
+          Some(TableLayout.parquetRoot(snapshot).toString)
         else None
     )
     driverAnswer.foreach { d =>

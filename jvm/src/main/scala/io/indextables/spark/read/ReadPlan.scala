@@ -19,8 +19,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param diskCache      the L2 disk cache under tantivy's in-memory cache, if enabled
  * @param aggregate      a pushed aggregation: each split then yields partial rows of
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
- * @param parquetRoot    where the Parquet files of companion splits are, as tantivy4java reads
- *                       them (the table's root), for a companion table
+ * @param parquetRoot    the root the Parquet files of companion splits are named under (the
+ *                       table's, or an external source's), for a companion table
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
  *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
  */
@@ -57,6 +57,8 @@ final case class ReadVariant(
 /**
  * One split to read, with what the log knows of it, and its [[ReadVariant]] (an index).
  *
+ * @param companionFiles the Parquet files holding the split's rows (companion layout), relative
+ *                to the plan's parquetRoot
  * @param keyMins the log's minimum of each string column a pushed aggregation groups by (none
  *                for other reads): it tells whether a sentinel key is free for NULLs
  */
@@ -71,4 +73,8 @@ final case class SplitInputPartition(
     hasLongTokens: Boolean,
     variant: Int = 0,
     keyMins: Map[String, String] = Map.empty,
-    companion: Boolean = false)
+    companionFiles: Seq[String] = Nil) {
+
+  /** Whether the split's rows live in Parquet files (the companion layout). */
+  def companion: Boolean = companionFiles.nonEmpty
+}

@@ -87,14 +87,43 @@ object SplitSearchEngine {
   }
 
   /**
-   * The table root as tantivy4java finds a companion split's Parquet files under it: a local
-   * directory, or an S3 URL. Other stores are not reached by tantivy4java.
+   * The directory tantivy4java finds a companion split's Parquet files under: the root itself on
+   * local disk and S3 (read there by tantivy4java, with the cache manager's credentials); for
+   * other stores (Azure, HDFS), which tantivy4java does not reach, a local directory mirroring
+   * the root, holding links to local copies of the split's files.
    */
-  def nativeRoot(tableRoot: Path, conf: org.apache.hadoop.conf.Configuration): String = {
-    val p = LogStore.qualify(tableRoot, conf)
-    if (LogStore.isLocal(p)) new java.io.File(p.toUri.getPath).getPath
-    else if (LogStore.isS3(p)) S3Access.url(p)
-    else throw IndexTablesErrors.companionSearchUnsupported(p.toString)
+  def parquetRootFor(plan: ReadPlan, split: SplitInputPartition): String = {
+    val conf = plan.hadoopConf.value
+    val root = LogStore.qualify(new Path(plan.parquetRoot.getOrElse(plan.tablePath)), conf)
+    if (LogStore.isLocal(root)) new java.io.File(root.toUri.getPath).getPath
+    else if (LogStore.isS3(root)) S3Access.url(root)
+    else {
+      val settings = LocalSplitCache.Settings(conf)
+      val mirror = new java.io.File(
+        settings.directory,
+        "companion-" + Integer.toHexString(root.toString.hashCode))
+      split.companionFiles.foreach { f =>
+        val link = new java.io.File(mirror, f).toPath
+        // A link whose copy was evicted dangles: exists follows it, so it is made anew.
+        if (!java.nio.file.Files.exists(link)) {
+          val p = TablePaths.resolve(root, f)
+          val store = LogStore.forPath(p, conf)
+          val copy =
+            try {
+              val st = store.status(p)
+              store.localCopy(p, s"$p|${st.length}|${st.modificationTime}", settings)
+            } catch {
+              case e: Exception =>
+                throw IndexTablesErrors.companionFileUnreadable(p.toString, split.path, e)
+            }
+          java.nio.file.Files.createDirectories(link.getParent)
+          java.nio.file.Files.deleteIfExists(link)
+          try java.nio.file.Files.createSymbolicLink(link, copy.toPath)
+          catch { case _: java.nio.file.FileAlreadyExistsException => } // another task's
+        }
+      }
+      mirror.getPath
+    }
   }
 
   // Idle searchers by pool key, least recently used first; guarded by itself.
@@ -204,11 +233,10 @@ object SplitSearchEngine {
     try {
       val manager = cacheManager(plan.cacheMaxSize, checked.s3, plan.diskCache)
       SplitCaches.opened(manager, where)
-      plan.parquetRoot.filter(_ => split.companion) match {
-        // Rows of a companion split are read from its Parquet files, under the table's root.
-        case Some(root) => manager.createSplitSearcher(where, metadata, root)
-        case None => manager.createSplitSearcher(where, metadata)
-      }
+      // Rows of a companion split are read from its Parquet files, under their root.
+      if (split.companion)
+        manager.createSplitSearcher(where, metadata, parquetRootFor(plan, split))
+      else manager.createSplitSearcher(where, metadata)
     } catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 

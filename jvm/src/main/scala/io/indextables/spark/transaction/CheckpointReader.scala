@@ -108,10 +108,12 @@ private[transaction] object CheckpointReader {
     }
     val md = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
-    val p = protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion))
+    val (p, configuration) = TableFeatures.fromState(
+      protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion)),
+      md.configuration)
     TableFeatures.checkReadable(tablePath, None, p)
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
-    val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
+    val mergedMetadata = md.copy(configuration = registry ++ configuration)
     new Snapshot(
       tablePath,
       version,

@@ -28,6 +28,33 @@ object TableFeatures {
     Set(AvroState, MultiPartCheckpoint, SchemaDeduplication, CompanionLayout)
   val SupportedWriterFeatures: Set[String] = SupportedReaderFeatures
 
+  /**
+   * Where an Avro state keeps the protocol's features: its manifest (whose schema is upstream's,
+   * byte for byte) holds only a protocol version, so they ride in the configuration of the
+   * metadata it stores, under these keys, and come out of it again when the state is read.
+   */
+  val StateReaderFeaturesKey = "indextables.protocol.readerFeatures"
+  val StateWriterFeaturesKey = "indextables.protocol.writerFeatures"
+
+  /** `configuration` with the features of `p` added (what an Avro state stores). */
+  def intoState(p: ProtocolAction, configuration: Map[String, String]): Map[String, String] =
+    configuration ++
+      p.readerFeatures.filter(_.nonEmpty).map(f =>
+        StateReaderFeaturesKey -> f.toSeq.sorted.mkString(",")) ++
+      p.writerFeatures.filter(_.nonEmpty).map(f =>
+        StateWriterFeaturesKey -> f.toSeq.sorted.mkString(","))
+
+  /** The protocol an Avro state records (`p`, its features from `configuration`), and the rest. */
+  def fromState(p: ProtocolAction, configuration: Map[String, String])
+      : (ProtocolAction, Map[String, String]) = {
+    def set(key: String) =
+      configuration.get(key).map(_.split(",").map(_.trim).filter(_.nonEmpty).toSet)
+    val restored = p.copy(
+      readerFeatures = p.readerFeatures.orElse(set(StateReaderFeaturesKey)),
+      writerFeatures = p.writerFeatures.orElse(set(StateWriterFeaturesKey)))
+    (restored, configuration - StateReaderFeaturesKey - StateWriterFeaturesKey)
+  }
+
   /** The protocol of a new table that uses `features` (none: the plain current protocol). */
   def protocolWith(features: Set[String]): ProtocolAction =
     if (features.isEmpty) ProtocolAction.current

@@ -27,6 +27,9 @@ object TableLayout {
   /** Upstream's metadata key naming the root of an external source's Parquet files. */
   val SourceTablePathKey = "indextables.companion.sourceTablePath"
 
+  /** Upstream's metadata key of the fast field mode a companion table's splits are built with. */
+  val FastFieldModeKey = "indextables.companion.fastFieldMode"
+
   /**
    * Where the Parquet files of a companion table's splits are, relative to which its add
    * actions name them: the table itself, or an external source's root (an index built over
@@ -45,6 +48,6 @@ object TableLayout {
   def companionConfiguration(fastFieldMode: String): Map[String, String] = Map(
     "indextables.companion.enabled" -> "true",
     "indextables.companion.sourceFormat" -> "parquet",
-    "indextables.companion.fastFieldMode" -> fastFieldMode
+    FastFieldModeKey -> fastFieldMode
   )
 }

@@ -40,7 +40,8 @@ final case class CompanionWrite(
       .withFastFieldMode(ParquetCompanionConfig.FastFieldMode.valueOf(fastFieldMode))
       .withTokenizerOverrides(tokenizers.asJava)
       .withWriterHeapSize(heapSize)
-      // No hidden hash columns: aggregations group on the fields themselves.
+      // No hidden hash columns (16 MB per million rows each): aggregations group on the
+      // fields themselves.
       .withStringFingerprints()
     val json = fields.collect { case f if f.indexed && f.kind == IndexKind.Json => f.name }
     val ips = fields.collect { case f if f.indexed && f.kind == IndexKind.Ip => f.name }
@@ -54,12 +55,12 @@ final case class CompanionWrite(
 
 object CompanionWrite {
 
-  /** The fast field mode of the splits this code writes: tantivy's own columns. */
-  val FastFieldMode = "DISABLED"
-
   /** Prepares the Parquet side of a companion write of `schema` on the driver. */
-  def plan(spark: SparkSession, hadoopConf: Configuration, schema: TableIndexSchema)
-      : CompanionWrite = {
+  def plan(
+      spark: SparkSession,
+      hadoopConf: Configuration,
+      schema: TableIndexSchema,
+      fastFieldMode: String): CompanionWrite = {
     val dataSchema = schema.dataSchema
     val job = Job.getInstance(new Configuration(hadoopConf))
     val sqlConf = spark.sessionState.conf
@@ -71,6 +72,6 @@ object CompanionWrite {
     // Microsecond timestamps, not the INT96 Spark 3.5 writes by default: tantivy4java reads
     // them as its own date-times, and every Parquet reader of the last decade understands them.
     job.getConfiguration.set(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key, "TIMESTAMP_MICROS")
-    CompanionWrite(new SerializableHadoopConf(job.getConfiguration), dataSchema, FastFieldMode)
+    CompanionWrite(new SerializableHadoopConf(job.getConfiguration), dataSchema, fastFieldMode)
   }
 }

@@ -217,7 +217,7 @@ final class IndexTables4SparkWriteBuilder(
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val companion =
       if (layout(opts, writeOptions) == TableLayout.Companion)
-        Some(CompanionWrite.plan(spark, hadoopConf, indexSchema))
+        Some(CompanionWrite.plan(spark, hadoopConf, indexSchema, companionFastFieldMode(opts)))
       else None
     val rowCheck = mode match {
       case WriteMode.ReplaceWhere(predicate, filters) =>
@@ -271,7 +271,11 @@ final class IndexTables4SparkWriteBuilder(
     val fields = requested.fields.map { req =>
       current.field(req.name) match {
         case Some(cur) =>
-          val same = cur.copy(dataType = req.dataType) == req
+          // A companion split's fast fields and store follow the layout, not the options.
+          val same =
+            if (TableLayout.of(snap.protocol) == TableLayout.Companion)
+              cur.copy(dataType = req.dataType, fast = req.fast, stored = req.stored) == req
+            else cur.copy(dataType = req.dataType) == req
           if (!same && askedColumns.contains(req.name.toLowerCase(Locale.ROOT)))
             throw IndexTablesErrors.typemapChanged(
               tableName,
@@ -301,6 +305,11 @@ final class IndexTables4SparkWriteBuilder(
         own
       case None => TableLayout(opts.get(IndexTablesConf.WriteLayout))
     }
+
+  /** The fast field mode of a companion table's splits: the table's own, else the setting. */
+  private def companionFastFieldMode(opts: IndexTablesOptions): String =
+    existing.flatMap(_.metadata.configuration.get(TableLayout.FastFieldModeKey))
+      .getOrElse(opts.get(IndexTablesConf.CompanionFastFieldMode))
 
   /** What this write itself asks of the index (its options and the session's). */
   private def asked(opts: IndexTablesOptions): IndexingRequest =

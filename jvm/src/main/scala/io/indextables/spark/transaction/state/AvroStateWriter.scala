@@ -6,7 +6,7 @@ import org.apache.avro.file.CodecFactory
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.storage.LogStore
-import io.indextables.spark.transaction.{ActionSerde, AddAction, SchemaHash}
+import io.indextables.spark.transaction.{ActionSerde, AddAction, SchemaHash, TableFeatures}
 import io.indextables.spark.transaction.{Snapshot, StateBase}
 
 /**
@@ -118,8 +118,9 @@ object AvroStateWriter {
     val registry = inlineRegistry ++ snapshot.schemaRegistry.map { case (h, json) =>
       remap.getOrElse(h, h) -> json
     }
-    val metadata = snapshot.metadata.copy(configuration =
-      snapshot.metadata.configuration.filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix)))
+    val metadata = snapshot.metadata.copy(configuration = TableFeatures.intoState(
+      snapshot.protocol,
+      snapshot.metadata.configuration.filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix))))
     val manifest = StateManifest(
       formatVersion = StateManifest.FormatVersion,
       stateVersion = version,
