@@ -38,7 +38,7 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     result = run_suite(Config(rows=3000, runs=1, warmup=0, out=out, spark=spark, append_rows=1000))
 
     assert result["verified"], "IndexTables and Parquet disagree on a benchmark query"
-    assert set(result["ingest"]) == {"noop", "parquet", "indextables"}
+    assert set(result["ingest"]) == {"noop", "parquet", "indextables", "companion"}
     expected = {
         "rare_term", "common_term", "phrase", "boolean_mix", "rare_indexquery",
         "phrase_indexquery", "boolean_indexquery", "range_equality", "count_text",
@@ -54,6 +54,27 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
         for name, q in result[layout].items():
             assert q["verified"], (layout, name)
             assert q["indextables_warm"]["median_s"] > 0, (layout, name)
+    # The companion layout: its write beside the others, its bytes (Parquet files + splits)
+    # against Parquet's and the splits table's, and every query on its table of appends,
+    # checked against Parquet, with the route its scan took.
+    co = result["ingest"]["companion"]
+    assert co["parquet_bytes"] > 0 and co["split_bytes"] > 0
+    assert co["data_bytes"] == co["parquet_bytes"] + co["split_bytes"]
+    for key in ("ratio_vs_parquet_time", "bytes_vs_parquet", "bytes_vs_splits"):
+        assert co[key] > 0, key
+    assert result["appends"]["data_bytes"]["companion"]["parquet_bytes"] > 0
+    for name, q in result["queries_appends"].items():
+        assert q["companion_verified"], name
+        assert q["companion"]["median_s"] > 0, name
+        assert q["ratio_parquet_over_companion"] > 0 and q["ratio_companion_over_indextables"] > 0
+        assert "Splits: 3/3" in q["companion"]["scan"], (name, q["companion"]["scan"])
+    routes = {n: q["companion"]["route"] for n, q in result["queries_appends"].items()}
+    assert routes["full_scan"] == "parquet (no filter for the index)", routes
+    assert routes["group_by_level"] == "aggregation", routes
+    for name in ("rare_indexquery", "phrase_indexquery", "boolean_indexquery", "range_equality"):
+        assert routes[name] == "index", routes
+        assert result["queries_appends"][name]["companion_pushed_query"], name
+    assert all("companion" not in q for q in result["queries"].values())
     for name in ("count_text", "count_indexquery", "group_by_level"):
         assert result["queries"][name]["indextables"]["scan_rows"] is not None, name
     assert result["queries"]["count_text"]["indextables"]["result_rows"] > 0
@@ -80,6 +101,7 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     assert saved["data"]["rows"] == 3000
     md = (out / "results.md").read_text()
     assert "## Ingest" in md and "## Queries: one write" in md and "appends of 1,000 rows" in md
+    assert "| indextables (companion) |" in md and "## Queries: companion layout" in md
     assert not (out / "data").exists()
     assert not (out / "results.partial.json").exists()
     # The session is pytest's: the suite must leave it running.

@@ -200,19 +200,24 @@ def test_the_tokenizer_list_form_and_a_bad_tokenizer(
 
 
 def test_field_lists_change_what_is_stored_searched_and_fast(
-    spark: SparkSession, words_df: DataFrame, tmp_table: str
+    spark: SparkSession, words_df: DataFrame, tmp_table: str, layout: str
 ) -> None:
-    write_table(
-        words_df,
-        tmp_table,
-        options={
-            INDEXING + "indexonlyfields": "code",
-            INDEXING + "storeonlyfields": "tag",
-            INDEXING + "nonfastfields": "score",
-            INDEXING + "fastfields": "msg",
-            TYPEMAP + "msg": "text",
-        },
-    )
+    options = {
+        INDEXING + "indexonlyfields": "code",
+        INDEXING + "storeonlyfields": "tag",
+        INDEXING + "nonfastfields": "score",
+        INDEXING + "fastfields": "msg",
+        TYPEMAP + "msg": "text",
+    }
+    if layout == "companion":
+        # Its index is built from the Parquet files, which hold every column: an index-only
+        # column cannot be, and the write says so before anything is written.
+        with pytest.raises(Exception) as refused:
+            write_table(words_df, tmp_table, options=options)
+        assert "INDEXTABLES_COMPANION_INDEX_ONLY" in error_text(refused.value)
+        assert "'code'" in error_text(refused.value)
+        return
+    write_table(words_df, tmp_table, options=options)
     table = read_table(spark, tmp_table)
     # Index-only: never read back, but searched: its filters are answered from the index.
     assert {r.code for r in table.select("code").collect()} == {None}
@@ -263,11 +268,18 @@ ADDRESSES = ["10.0.0.1", "10.0.0.255", "10.0.1.0", "192.168.7.9", "2001:db8::1",
 
 
 def test_ip_addresses_read_back_exactly_and_filter_like_parquet(
-    spark: SparkSession, tmp_table: str, tmp_path: object
+    spark: SparkSession, tmp_table: str, tmp_path: object, layout: str
 ) -> None:
     df = spark.createDataFrame(
         [(i, ADDRESSES[i % len(ADDRESSES)]) for i in range(70)], "id long, addr string"
     )
+    if layout == "companion":
+        # Not yet on the companion layout: refused, naming the column, rather than misanswered.
+        with pytest.raises(Exception) as refused:
+            write_table(df, tmp_table, options={TYPEMAP + "addr": "ip"})
+        assert "INDEXTABLES_COMPANION_IP_UNSUPPORTED" in error_text(refused.value)
+        assert "'addr'" in error_text(refused.value)
+        return
     write_table(df, tmp_table, options={TYPEMAP + "addr": "ip"})
     table = read_table(spark, tmp_table)
     assert_same_rows(table, df)
@@ -357,7 +369,7 @@ def test_a_decimal_beyond_15_digits_is_refused_and_smaller_ones_are_exact(
 
 @pytest.mark.parametrize("text_column", [False, True], ids=["arrow-ffi", "batch-documents"])
 def test_filters_on_struct_fields_are_pushed_and_exact(
-    spark: SparkSession, tmp_table: str, tmp_path: object, text_column: bool
+    spark: SparkSession, tmp_table: str, tmp_path: object, text_column: bool, layout: str
 ) -> None:
     df = spark.sql(
         "SELECT id, named_struct("
@@ -377,11 +389,13 @@ def test_filters_on_struct_fields_are_pushed_and_exact(
         ("st.inner.y = 2", "EqualTo(st.inner.y,2)"),
         ("st2.a = 22", "EqualTo(st2.a,22)"),
     ]
-    # Strings of a struct written by the Arrow FFI path are tokenized: those stay with Spark.
+    # Strings of a struct written by the Arrow FFI path, or indexed from Parquet on the
+    # companion layout, are tokenized: those stay with Spark.
     string_filters = [("st.s = 'v1'", "EqualTo(st.s,v1)"), ("st.inner.z = 'Z 17'", None)]
+    raw_strings = text_column and layout == "splits"
     for cond, pushed in pushed_always + string_filters:
         assert_same_rows(table.filter(cond), df.filter(cond))
-        if pushed and (text_column or not cond.startswith("st.s")):
+        if pushed and (raw_strings or not cond.startswith("st.s")):
             assert pushed in _pushed(table.filter(cond)), cond
     for cond in ["st.s IN ('v1', 'v2')", "NOT (st.s = 'v1')", "st.x > 3", "st.s IS NULL"]:
         assert_same_rows(table.filter(cond), df.filter(cond))

@@ -56,7 +56,13 @@ def _optimized(mode: str, target: str, **more: str) -> dict[str, str]:
 
 
 def _sizes(path: str) -> list[int]:
-    return sorted(p.stat().st_size for p in split_files(path))
+    """Each split's bytes on disk: on the companion layout with its Parquet file's (the target
+    size counts both)."""
+    return sorted(
+        p.stat().st_size
+        + (p.with_suffix(".parquet").stat().st_size if p.with_suffix(".parquet").exists() else 0)
+        for p in split_files(path)
+    )
 
 
 def _history(spark: SparkSession, path: str) -> list[dict[str, str]]:

@@ -62,8 +62,20 @@ def _version_files(path: str) -> list[int]:
 
 
 def _live(spark: SparkSession, path: str) -> set[Path]:
+    """The live splits' files: each split, and on the companion layout its Parquet file."""
     rows = spark.sql(f"DESCRIBE INDEXTABLES TRANSACTION LOG '{path}'").collect()
-    return {Path(path) / r.path for r in rows}
+    return {f for r in rows for f in _with_rows(Path(path) / r.path)}
+
+
+def _with_rows(split: Path) -> list[Path]:
+    """A split and, on the companion layout, the Parquet file of its rows beside it."""
+    parquet = split.with_suffix(".parquet")
+    return [split, parquet] if parquet.exists() else [split]
+
+
+def data_files(table_path: str) -> list[Path]:
+    """The files PURGE may delete: splits, and a companion table's Parquet files."""
+    return sorted({f for s in split_files(table_path) for f in _with_rows(s)})
 
 
 def _append_version(path: str, version: int, actions: list[dict[str, Any]]) -> None:
@@ -170,7 +182,7 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
     path = str(tmp_path / "table")
     first = _rows(spark, 0, 900)
     write_table(first, path, partition_by=("part",))  # v0: 3 splits
-    v0_splits = set(split_files(path))
+    v0_splits = set(data_files(path))
     second = _rows(spark, 10_000, 600)
     write_table(second, path, mode="overwrite", partition_by=("part",))  # v1 replaces them
     live = _live(spark, path)
@@ -181,7 +193,7 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
     parquet = str(tmp_path / "oracle.parquet")
     second.write.parquet(parquet)
     spark.sql(f"CHECKPOINT INDEXTABLES '{path}'")
-    _age(set(split_files(path)), 48)  # every split 48 hours old (os.utime)
+    _age(set(data_files(path)), 48)  # every split 48 hours old (os.utime)
 
     # Version 0 still holds v0's splits: a plain PURGE keeps them, deletes the orphan only.
     metrics, files = _purge(spark, f"'{path}'", "OLDER THAN 1 DAYS DRY RUN")
@@ -208,7 +220,7 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
     )
     assert metrics["status"] == "SUCCESS" and set(files) == expected
     assert not any(p.exists() for p in v0_splits | {orphan})
-    assert all(p.exists() for p in live) and set(split_files(path)) == live
+    assert all(p.exists() for p in live) and set(data_files(path)) == live
     assert _version_files(path) == [1]
     assert_same_rows(read_table(spark, path), spark.read.parquet(parquet))
     # Time travel to the versions still reachable keeps working; version 0 is gone.
@@ -264,11 +276,18 @@ def test_purge_keeps_a_split_uploaded_but_not_yet_committed(
     write_table(extra, staging)
     (staged,) = split_files(staging)
     uploaded = Path(path) / "part-11111111-2222-3333-4444-555555555555.split"
-    shutil.copy(staged, uploaded)  # the upload: fresh modification time
-    _age([p for p in split_files(path) if p != uploaded], 100)
+    # The upload (fresh modification times): the split, and on the companion layout first the
+    # Parquet file its manifest names.
+    uploads = [uploaded]
+    if staged.with_suffix(".parquet").exists():
+        uploads.append(Path(path) / staged.with_suffix(".parquet").name)
+        shutil.copy(staged.with_suffix(".parquet"), uploads[-1])
+    shutil.copy(staged, uploaded)
+    _age([p for p in data_files(path) if p not in uploads], 100)
 
     metrics, files = _purge(spark, f"'{path}'", "OLDER THAN 24 HOURS")
-    assert metrics["orphaned_files_found"] == 1 and files == [] and uploaded.exists()
+    assert metrics["orphaned_files_found"] == len(uploads) and files == []
+    assert all(u.exists() for u in uploads)
 
     # The commit: the writer adds the split it uploaded, with its footer offsets, as version 1.
     (add_line,) = [
@@ -524,7 +543,8 @@ def test_repair_keeps_only_the_splits_that_exist(spark: SparkSession, tmp_path: 
         parts.append((df, new))
     parts[1][1].unlink()  # the second append's split is lost
     with pytest.raises(Exception) as broken:
-        read_table(spark, path).collect()
+        # A search (a companion table's plain scan reads only its Parquet files).
+        read_table(spark, path).filter("id >= 0").collect()
     assert "INDEXTABLES_SPLIT_MISSING" in error_text(broken.value)
 
     target = Path(path) / "_transaction_log_repaired"
@@ -567,11 +587,11 @@ def test_purge_and_drop_partitions_on_object_stores(
     url = store.new_table("purged")
     first = _rows(spark, 0, 600)
     first.write.format("indextables").partitionBy("part").save(url)
-    dead = {k for k in store.keys(url) if k.endswith(".split")}
+    dead = {k for k in store.keys(url) if k.endswith((".split", ".parquet"))}
     second = _rows(spark, 5_000, 600)
     second.write.format("indextables").mode("overwrite").partitionBy("part").save(url)
     spark.sql(f"CHECKPOINT INDEXTABLES '{url}'").collect()
-    live = {k for k in store.keys(url) if k.endswith(".split")} - dead
+    live = {k for k in store.keys(url) if k.endswith((".split", ".parquet"))} - dead
     spark.conf.set("spark.indextables.purge.retentionCheckEnabled", "false")
     try:
         clause = "OLDER THAN 0 HOURS TRANSACTION LOG RETENTION 0 HOURS"
@@ -582,7 +602,7 @@ def test_purge_and_drop_partitions_on_object_stores(
     finally:
         spark.conf.unset("spark.indextables.purge.retentionCheckEnabled")
     assert metrics["status"] == "SUCCESS" and {p for p, _ in files} == dead
-    splits = {k for k in store.keys(url) if k.endswith(".split")}
+    splits = {k for k in store.keys(url) if k.endswith((".split", ".parquet"))}
     assert splits == live and f"{LOG}/{0:020d}.json" not in store.keys(url)
     assert_same_rows(spark.read.format("indextables").load(url), second)
 

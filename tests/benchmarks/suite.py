@@ -1,4 +1,5 @@
-"""The benchmark suite: ingest and queries on IndexTables against Parquet, noop and the raw
+"""The benchmark suite: ingest and queries on IndexTables (both layouts: `splits`, and
+`companion`, Parquet files beside index-only splits) against Parquet, noop and the raw
 tantivy4java ceilings, every figure measured side by side in one run (see README.md).
 
 Entry point: `run_suite(Config(...))`, used by run.py (the command line) and by
@@ -41,6 +42,8 @@ REPO_ROOT = TESTS_DIR.parent
 HARNESS_CLASS = "io.indextables.spark.bench.CeilingHarness"
 TEST_CLASSES = REPO_ROOT / "jvm" / "target" / "scala-2.12" / "test-classes"
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
+LAYOUT = "spark.indextables.write.layout"
+LOG_DIR = "_transaction_log"
 ROWS_PER_SPLIT = 1_000_000  # the product's default spark.indextables.maxRowsPerSplit
 
 
@@ -105,6 +108,33 @@ class PeakMemory:
 
 def _dir_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _data_bytes(path: Path) -> dict[str, int]:
+    """An IndexTables table's bytes outside its transaction log: in all, in Parquet files and
+    in splits (a companion table holds both; a splits table, splits only)."""
+    files = [f for f in path.rglob("*") if f.is_file() and LOG_DIR not in f.relative_to(path).parts]
+    return {
+        "data_bytes": sum(f.stat().st_size for f in files),
+        "parquet_bytes": sum(f.stat().st_size for f in files if f.name.endswith(".parquet")),
+        "split_bytes": sum(f.stat().st_size for f in files if f.name.endswith(".split")),
+    }
+
+
+def scan_route(description: str | None) -> str:
+    """How a companion table's scan read its rows, from its description: `parquet (<why>)` when
+    it read the Parquet files with Spark's Parquet reader, `log` when the log answered it,
+    `aggregation` when the index answered a pushed aggregation, `index` when it searched."""
+    if not description:
+        return "unknown"
+    m = re.search(r"Route: parquet \(([^)]*)\)", description)
+    if m:
+        return f"parquet ({m.group(1)})"
+    if "AnsweredFromLog: true" in description:
+        return "log"
+    if "PushedAggregation" in description:
+        return "aggregation"
+    return "index"
 
 
 def scan_metrics(df: DataFrame) -> dict[str, Any]:
@@ -335,16 +365,28 @@ def queries(phrase: str, common: str) -> list[Query]:
 
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 
-# How each format is written (mode: overwrite or append) and read.
+
+def _write_indextables(layout: str) -> Callable[[DataFrame, Path, str], None]:
+    def write(d: DataFrame, p: Path, mode: str) -> None:
+        d.write.format("indextables").option(LAYOUT, layout).option(TYPEMAP_MESSAGE, "text").mode(
+            mode
+        ).save(str(p))
+
+    return write
+
+
+# How each format is written (mode: overwrite or append) and read. "indextables" is the
+# `splits` layout (rows in the splits); "companion" the companion layout (each task's rows in a
+# Parquet file, beside an index-only split over it).
 WRITERS: dict[str, Callable[[DataFrame, Path, str], None]] = {
     "noop": lambda d, p, mode: d.write.format("noop").mode("overwrite").save(),
     "parquet": lambda d, p, mode: d.write.mode(mode).parquet(str(p)),
-    "indextables": lambda d, p, mode: (
-        d.write.format("indextables").option(TYPEMAP_MESSAGE, "text").mode(mode).save(str(p))
-    ),
+    "indextables": _write_indextables("splits"),
+    "companion": _write_indextables("companion"),
 }
 READERS: dict[str, Callable[[SparkSession, str], DataFrame]] = {
     "indextables": lambda spark, p: spark.read.format("indextables").load(p),
+    "companion": lambda spark, p: spark.read.format("indextables").load(p),
     "parquet": lambda spark, p: spark.read.parquet(p),
 }
 
@@ -522,26 +564,36 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
         s["bytes_per_s"] = json_bytes / s["median_s"]
         if name != "noop":
             s["table_bytes"] = _dir_bytes(last[name])
+        if name in ("indextables", "companion"):
+            s.update(_data_bytes(last[name]))
         result["ingest"][name] = s
     _save_partial(cfg, result)
 
-    # ---- the many-splits layout: one append per source file, for both formats --------------
+    # ---- the many-splits layout: one append per source file, for every format -------------
+    # (the companion table is queried on this layout only: each of its appends is one Parquet
+    # file and one split, as a companion table grows)
     layouts: dict[str, dict[str, str]] = {
         "one_write": {"indextables": str(last["indextables"]), "parquet": str(last["parquet"])}
     }
+    shutil.rmtree(last["companion"], ignore_errors=True)
     appended: dict[str, float] = {}
-    for name in ("indextables", "parquet"):
+    for name in ("indextables", "parquet", "companion"):
         path = tables / f"{name}-appends"
         t = time.perf_counter()
         for f in source_files:
             WRITERS[name](spark.read.parquet(str(f)), path, "append")
         appended[name] = time.perf_counter() - t
-    layouts["appends"] = {n: str(tables / f"{n}-appends") for n in ("indextables", "parquet")}
+    layouts["appends"] = {
+        n: str(tables / f"{n}-appends") for n in ("indextables", "parquet", "companion")
+    }
     result["appends"] = {
         "count": appends,
         "rows_each": math.ceil(cfg.rows / appends),
         "seconds": appended,
         "table_bytes": {n: _dir_bytes(Path(p)) for n, p in layouts["appends"].items()},
+        "data_bytes": {
+            n: _data_bytes(Path(layouts["appends"][n])) for n in ("indextables", "companion")
+        },
     }
     log(f"appended {appends} times: {appended}")
 
@@ -594,9 +646,10 @@ def _run(cfg: Config, spark: SparkSession, own_session: bool) -> dict[str, Any]:
     return result
 
 
-# The three ways a query runs: IndexTables with tantivy's leaf-search cache off (every run
-# searches: the headline figure), IndexTables with it on (a user repeating a query), Parquet.
-VARIANTS = ("indextables", "indextables_warm", "parquet")
+# The ways a query runs: IndexTables with tantivy's leaf-search cache off (every run
+# searches: the headline figure), IndexTables with it on (a user repeating a query), Parquet,
+# and, on a layout that has a companion table, that table with the cache off.
+VARIANTS = ("indextables", "indextables_warm", "parquet", "companion")
 LAYOUT_KEYS = {"one_write": "queries", "appends": "queries_appends"}
 
 
@@ -610,13 +663,14 @@ def _run_queries(
     layout: str,
     result: dict[str, Any],
 ) -> tuple[dict[str, dict[str, Any]], bool]:
+    variants = [v for v in VARIANTS if v != "companion" or "companion" in paths]
     qres: dict[str, dict[str, Any]] = {
-        q.name: {"what": q.what, **{v: {"times": [], "peak_kb": []} for v in VARIANTS}} for q in qs
+        q.name: {"what": q.what, **{v: {"times": [], "peak_kb": []} for v in variants}} for q in qs
     }
     for rnd in range(cfg.warmup + cfg.runs):
         for q in qs:
-            for variant in VARIANTS:
-                fmt = "parquet" if variant == "parquet" else "indextables"
+            for variant in variants:
+                fmt = "indextables" if variant == "indextables_warm" else variant
                 spark.conf.set(QUERY_CACHE, "true" if variant == "indextables_warm" else "false")
                 mem.reset()
                 t = time.perf_counter()
@@ -637,36 +691,44 @@ def _run_queries(
                     if out is not None:
                         r["rows"] = [_freeze(x) for x in out]
         times = ", ".join(
-            f"{q.name} {qres[q.name]['indextables']['last']:.2f}"
-            f"/{qres[q.name]['indextables_warm']['last']:.2f}"
-            f"/{qres[q.name]['parquet']['last']:.2f}"
-            for q in qs
+            f"{q.name} " + "/".join(f"{qres[q.name][v]['last']:.2f}" for v in variants) for q in qs
         )
-        log(f"{layout} query round {rnd} (IndexTables cold/warm/Parquet s): {times}")
+        log(f"{layout} query round {rnd} ({'/'.join(variants)} s): {times}")
         _save_partial(cfg, result, {f"{layout}_so_far": qres})
 
     verified = True
     for q in qs:
         r = qres[q.name]
         it, pq = r["indextables"], r["parquet"]
+        # Each IndexTables table's answer is checked against Parquet's.
+        checked = [v for v in ("indextables", "companion") if v in variants]
         if q.action == "collect":
-            a, b = it.pop("rows"), pq.pop("rows")
-            it["result_rows"], pq["result_rows"] = len(a), len(b)
-            if q.count_only:
-                it["result_rows"], pq["result_rows"] = a[0][0], b[0][0]
-            same = len(a) == len(b) and (not q.same_rows or Counter(a) == Counter(b))
+            b = pq.pop("rows")
+            pq["result_rows"] = b[0][0] if q.count_only else len(b)
+            for v in checked:
+                a = r[v].pop("rows")
+                r[v]["result_rows"] = a[0][0] if q.count_only else len(a)
+                r[v]["same_answer"] = len(a) == len(b) and (
+                    not q.same_rows or Counter(a) == Counter(b)
+                )
         else:
-            it["result_rows"] = q.build_for("indextables")(
-                READERS["indextables"](spark, paths["indextables"])
-            ).count()
             pq["result_rows"] = q.build_for("parquet")(
                 READERS["parquet"](spark, paths["parquet"])
             ).count()
-            same = it["result_rows"] == pq["result_rows"]
+            for v in checked:
+                r[v]["result_rows"] = q.build_for(v)(READERS[v](spark, paths[v])).count()
+                r[v]["same_answer"] = r[v]["result_rows"] == pq["result_rows"]
+        same = it["same_answer"]
         r["verified"] = same
         r["pushed_query"] = pushed_query(it.get("scan"))
+        if "companion" in variants:
+            co = r["companion"]
+            co["route"] = scan_route(co.get("scan"))
+            r["companion_verified"] = co["same_answer"]
+            r["companion_pushed_query"] = pushed_query(co.get("scan"))
+            same = same and co["same_answer"]
         verified &= same
-        for variant in VARIANTS:
+        for variant in variants:
             s = r[variant]
             s.pop("last", None)
             s.update(_summary(s.pop("times")))
@@ -678,10 +740,20 @@ def _run_queries(
         r["ratio_parquet_over_indextables_warm"] = (
             pq["median_s"] / r["indextables_warm"]["median_s"]
         )
+        companion = ""
+        if "companion" in variants:
+            co = r["companion"]
+            r["ratio_parquet_over_companion"] = pq["median_s"] / co["median_s"]
+            r["ratio_companion_over_indextables"] = co["median_s"] / it["median_s"]
+            companion = (
+                f" companion {co['median_s']:.3f}s ({co['route']}, rows {co['result_rows']}"
+                f"{'' if co['same_answer'] else ' MISMATCH'})"
+            )
         log(
             f"{layout} {q.name}: IT {it['median_s']:.3f}s "
             f"(warm {r['indextables_warm']['median_s']:.3f}s) PQ {pq['median_s']:.3f}s "
-            f"rows {it['result_rows']}/{pq['result_rows']} {'ok' if same else 'MISMATCH'}"
+            f"rows {it['result_rows']}/{pq['result_rows']} "
+            f"{'ok' if it['same_answer'] else 'MISMATCH'}{companion}"
         )
     return qres, verified
 
@@ -761,6 +833,15 @@ def _ratios(result: dict[str, Any], fixed: float) -> None:
     it = ing["indextables"]
     it["ratio_vs_parquet_time"] = it["median_s"] / ing["parquet"]["median_s"]
     it["ratio_vs_noop_time"] = it["median_s"] / ing["noop"]["median_s"]
+    co = ing["companion"]
+    co["ratio_vs_parquet_time"] = co["median_s"] / ing["parquet"]["median_s"]
+    co["ratio_vs_noop_time"] = co["median_s"] / ing["noop"]["median_s"]
+    co["ratio_vs_splits_time"] = co["median_s"] / it["median_s"]
+    # Table bytes outside the log: the companion's Parquet files and splits, against the
+    # Parquet table and against the splits table.
+    co["bytes_vs_parquet"] = co["data_bytes"] / ing["parquet"]["table_bytes"]
+    co["bytes_vs_splits"] = co["data_bytes"] / it["data_bytes"]
+    it["bytes_vs_parquet"] = it["data_bytes"] / ing["parquet"]["table_bytes"]
     ing["parquet"]["ratio_vs_noop_time"] = ing["parquet"]["median_s"] / ing["noop"]["median_s"]
     if "ingest" in ceiling:
         c = ceiling["ingest"]
@@ -814,10 +895,12 @@ def _ingest_lines(r: dict[str, Any]) -> list[str]:
         "| × Parquet time | × noop time |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name in ("noop", "parquet", "indextables"):
+    labels = {"indextables": "indextables (splits)", "companion": "indextables (companion)"}
+    for name in ("noop", "parquet", "indextables", "companion"):
         s = ing[name]
         lines.append(
-            f"| {name} | {_fmt_t(s)} | {_rate(s['rows_per_s'])} | {_rate(s['bytes_per_s'])}B | "
+            f"| {labels.get(name, name)} | {_fmt_t(s)} | {_rate(s['rows_per_s'])} | "
+            f"{_rate(s['bytes_per_s'])}B | "
             f"{s['peak_rss_mb']:.0f} | {s.get('table_bytes', 0) / 1e6:.1f} | "
             f"{s['median_s'] / ing['parquet']['median_s']:.2f} | "
             f"{s['median_s'] / ing['noop']['median_s']:.2f} |"
@@ -842,15 +925,57 @@ def _ingest_lines(r: dict[str, Any]) -> list[str]:
             f"rate** (goal ≥ 0.9{net_s}) and **{it['ratio_vs_parquet_time']:.2f} × the Parquet "
             "write time** (goal ≤ 3).",
         ]
+    co = ing["companion"]
+    lines += [
+        "",
+        f"Companion layout: write **{co['ratio_vs_parquet_time']:.2f} × Parquet's time** "
+        f"({co['ratio_vs_splits_time']:.2f} × the splits layout's); table (outside the log) "
+        f"{co['data_bytes'] / 1e6:.1f} MB = {co['parquet_bytes'] / 1e6:.1f} MB of Parquet + "
+        f"{co['split_bytes'] / 1e6:.1f} MB of splits: **{co['bytes_vs_parquet']:.2f} × "
+        f"Parquet's bytes**, {co['bytes_vs_splits']:.2f} × the splits table's "
+        f"({it['data_bytes'] / 1e6:.1f} MB, {it['bytes_vs_parquet']:.2f} × Parquet's).",
+    ]
     a = r["appends"]
     lines += [
         "",
         f"The many-splits layout: {a['count']} appends of {a['rows_each']:,} rows each took "
-        f"{a['seconds']['indextables']:.1f} s as IndexTables and "
+        f"{a['seconds']['indextables']:.1f} s as IndexTables (splits), "
+        f"{a['seconds']['companion']:.1f} s as IndexTables (companion) and "
         f"{a['seconds']['parquet']:.1f} s as Parquet "
-        f"({a['table_bytes']['indextables'] / 1e6:.1f} MB and "
+        f"({a['table_bytes']['indextables'] / 1e6:.1f} MB, "
+        f"{a['table_bytes']['companion'] / 1e6:.1f} MB and "
         f"{a['table_bytes']['parquet'] / 1e6:.1f} MB).",
     ]
+    return lines
+
+
+def _companion_lines(r: dict[str, Any], key: str, title: str) -> list[str]:
+    """The companion table's queries (cold), against Parquet and the splits table (cold)."""
+    qs = r[key]
+    lines = [
+        f"## Queries: companion layout, {title}",
+        "",
+        "Each query on the companion table with tantivy's leaf-search cache off, beside the same "
+        "query on Parquet and on the splits table (cache off) in the same rounds. Route: how its "
+        "scan read the rows (`parquet`: Spark's Parquet reader over the table's Parquet files, "
+        "no search; `index`: a search, rows fetched from Parquet; `aggregation`: the index "
+        "answered a pushed aggregation).",
+        "",
+        "| Query | Companion s | IT (splits) cold s | Parquet s | PQ ÷ companion "
+        "| companion ÷ splits | Route | Result rows | Rows shipped by scan | Same answer |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, q in qs.items():
+        co = q.get("companion")
+        if not co:
+            continue
+        lines.append(
+            f"| {name} | {_fmt_t(co)} | {_fmt_t(q['indextables'])} | {_fmt_t(q['parquet'])} | "
+            f"{q['ratio_parquet_over_companion']:.2f} | "
+            f"{q['ratio_companion_over_indextables']:.2f} | {co['route']} | "
+            f"{co['result_rows']} | {_n(co.get('scan_rows'))} | "
+            f"{'yes' if co['same_answer'] else '**NO**'} |"
+        )
     return lines
 
 
@@ -929,6 +1054,21 @@ def _goal_lines(r: dict[str, Any]) -> list[str]:
                 f"- {title}, within 1.5 × the ideal raw query + the 1-row overhead: "
                 f"{len(met)} of {len(judged)} queries ({', '.join(met) or 'none'})"
             )
+    co = r["ingest"]["companion"]
+    lines.append(
+        f"- companion layout: ingest {co['ratio_vs_parquet_time']:.2f} × Parquet's time, "
+        f"table {co['bytes_vs_parquet']:.2f} × Parquet's bytes "
+        f"({co['bytes_vs_splits']:.2f} × the splits table's)."
+    )
+    qa = r["queries_appends"]
+    for name in ("full_scan", "group_by_level", "rare_indexquery", "phrase_indexquery"):
+        q = qa[name]
+        if "companion" in q:
+            lines.append(
+                f"- appends, companion `{name}` ({q['companion']['route']}): "
+                f"**{1 / q['ratio_parquet_over_companion']:.2f} ×** Parquet's time, "
+                f"{q['ratio_companion_over_indextables']:.2f} × the splits table's"
+            )
     for name in ("count_text", "count_indexquery", "group_by_level"):
         q = r["queries"][name]
         agg = (q.get("ceiling") or {}).get("native_aggregate")
@@ -972,6 +1112,12 @@ def markdown(r: dict[str, Any]) -> str:
         *_query_lines(r, "queries", f"one write of {d['partitions']} tasks"),
         "",
         *_query_lines(
+            r,
+            "queries_appends",
+            f"{r['appends']['count']} appends of {r['appends']['rows_each']:,} rows",
+        ),
+        "",
+        *_companion_lines(
             r,
             "queries_appends",
             f"{r['appends']['count']} appends of {r['appends']['rows_each']:,} rows",

@@ -337,6 +337,22 @@ object IndexTablesErrors {
       cause
     )
 
+  def companionIndexOnlyColumn(table: String, column: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INDEX_ONLY",
+      s"Table $table has the companion layout, whose index is built from its Parquet files, so " +
+        s"column '$column' cannot be indexed without being stored: leave it out of " +
+        "spark.indextables.indexing.indexonlyfields, or use the splits layout."
+    )
+
+  def companionIpUnsupported(table: String, column: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_IP_UNSUPPORTED",
+      s"Table $table has the companion layout, which cannot yet index column '$column' as an " +
+        "IP address (tantivy4java 0.31.0's companion address fields answer equality filters " +
+        "wrongly): index it as a string, or use the splits layout."
+    )
+
   def layoutMismatch(table: String, tableLayout: String, asked: String): IndexTablesException =
     error(
       "INDEXTABLES_LAYOUT_MISMATCH",

@@ -61,18 +61,6 @@ object IndexTablesConf {
     Seq("splits", "companion")
   )
 
-  val CompanionFastFieldMode: ConfEntry[String] = ConfEntry(
-    "spark.indextables.write.companion.fastFieldMode",
-    "PARQUET_ONLY",
-    "Where the fast fields (aggregations, ranges, IS NOT NULL) of a new companion table's " +
-      "splits come from: PARQUET_ONLY (from the Parquet files, decoded when a split is first " +
-      "aggregated: the smallest index), HYBRID (numbers, booleans and dates in the split, " +
-      "strings from Parquet) or DISABLED (every column in the split as well: fastest " +
-      "aggregations, largest index). Recorded in the table; later writes keep it.",
-    "PARQUET_ONLY, HYBRID or DISABLED"
-  )(s =>
-    Some(s.trim.toUpperCase(Locale.ROOT)).filter(Set("PARQUET_ONLY", "HYBRID", "DISABLED")))
-
   val StrictOptions: ConfEntry[Boolean] = boolean(
     "spark.indextables.write.strictOptions",
     true,
@@ -624,7 +612,6 @@ object IndexTablesConf {
     ArrowBatchRows,
     MergeSchema,
     WriteLayout,
-    CompanionFastFieldMode,
     StrictOptions,
     OptimizeWriteEnabled,
     OptimizeWriteTargetSplitSize,

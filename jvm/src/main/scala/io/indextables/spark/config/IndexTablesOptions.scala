@@ -177,6 +177,12 @@ object IndexTablesOptions {
   val InternalPrefix: String = "__indextables."
 
   /**
+   * An internal read option: the scan of a companion table takes the index route whatever its
+   * filters (commands such as PREWARM plan the scan a search would use).
+   */
+  val IndexRouteOption: String = InternalPrefix + "read.indexRoute"
+
+  /**
    * A read option naming, one per line, the only splits the read may see: a replaceWhere
    * rewrites the rows of chosen splits through it.
    */

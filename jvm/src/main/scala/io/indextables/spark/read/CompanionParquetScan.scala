@@ -118,7 +118,7 @@ final class CompanionParquetScan(
       s"ParquetFilters: [${dataFilters.mkString(", ")}], " +
       (if (nonNull.isEmpty) "" else s"NonNull: [${nonNull.mkString(", ")}], ") +
       s"Splits: ${groups.map(_.files.map(_.split).distinct.size).sum}/$totalSplits, " +
-      s"Files: ${groups.map(_.files.size).sum}, Tasks: ${groups.size}"
+      s"Tasks: ${groups.size}, Files: ${groups.map(_.files.size).sum}"
 }
 
 /**
@@ -187,10 +187,15 @@ final class CompanionParquetReaderFactory(
       val status = store.status(path)
       val local =
         if (LogStore.isObjectStore(path)) {
-          val copy = store.localCopy(
-            path,
-            s"${path}|${status.length}|${status.modificationTime}",
-            LocalSplitCache.Settings(hadoop))
+          val identity = s"${path}|${status.length}|${status.modificationTime}"
+          val settings = LocalSplitCache.Settings(hadoop)
+          // The S3 store serves splits to tantivy4java by URL and makes no local copies.
+          val copy =
+            if (LogStore.isS3(path))
+              LocalSplitCache.get(identity, settings) { target =>
+                java.nio.file.Files.write(target.toPath, store.read(path))
+              }
+            else store.localCopy(path, identity, settings)
           new Path(copy.toURI)
         } else path
       val values = new GenericInternalRow(readPartitionSchema.fields.map { f =>

@@ -318,7 +318,12 @@ final class IndexTables4SparkScanBuilder(
       case _: IsNotNull => false
       case _ => true
     }
-    if (!companion || mixedFilter.isDefined || selective) None
+    // With no candidate split, no variant says what the index takes: the index route (which
+    // reads nothing) shows the pushed query as on any table.
+    val indexRoute =
+      opts.options.exists(_._1.equalsIgnoreCase(IndexTablesOptions.IndexRouteOption))
+    if (!companion || mixedFilter.isDefined || selective || indexRoute) None
+    else if (pushedPerVariant.isEmpty && data.nonEmpty) None
     else if (data.isEmpty) Some("no filter for the index")
     else Some("no selective filter for the index")
   }

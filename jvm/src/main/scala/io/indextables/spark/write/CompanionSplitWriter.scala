@@ -14,7 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjecti
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.PartitionValues
+import io.indextables.spark.schema.{IndexKind, PartitionValues, TokenLimit}
 import io.indextables.spark.stats.SplitStatistics
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
@@ -42,6 +42,16 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
     val writer = new ParquetOutputWriter(file.getPath, attemptContext)
     val stats: SplitStatistics = ctx.newStatistics()
     var rows = 0L
+    var longTokens = false
+  }
+
+  // Tokenized text columns: a token over tantivy's limit is dropped from the index, so a split
+  // holding one is tagged and searched without token queries (see TokenLimit).
+  private val textOrdinals = ctx.indexSchema.fields.collect {
+    case f
+        if f.indexed && f.kind == IndexKind.Text && companion.dataSchema.fieldNames.contains(
+          f.name) =>
+      ctx.writeSchema.fieldIndex(f.name)
   }
 
   private val open = mutable.LinkedHashMap.empty[Seq[String], Open]
@@ -54,6 +64,12 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
     val key = ctx.partitionKey(row)
     val o = open.getOrElseUpdate(key, newFile(key))
     o.stats.update(row)
+    if (!o.longTokens) o.longTokens = textOrdinals.exists { i =>
+      !row.isNullAt(i) && {
+        val value = row.getUTF8String(i)
+        value.numBytes() > TokenLimit.MaxTokenBytes && TokenLimit.mayDropTokens(value.toString)
+      }
+    }
     o.writer.write(toParquetRow(row))
     o.rows += 1
     if (o.rows >= ctx.maxRowsPerSplit) {
@@ -102,6 +118,7 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
       md.getDocMappingJson,
       o.stats.minValues,
       o.stats.maxValues,
+      if (o.longTokens) Set(TokenLimit.LongTokensTag) else Set.empty,
       companion = Some(CompanionFile(o.file.getAbsolutePath, o.relative))
     )
   }

@@ -15,7 +15,8 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
 import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
-import io.indextables.spark.transaction.{Snapshot, TableLayout, TransactionLog}
+import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths, TransactionLog}
 import io.indextables.spark.merge.MergeOnWriteSettings
 import io.indextables.spark.util.SerializableHadoopConf
 
@@ -139,7 +140,16 @@ final class IndexTables4SparkWriteBuilder(
       target,
       opts.get(OptimizeWriteMaxSplitSize),
       opts.get(OptimizeWriteSamplingRatio),
-      opts.get(OptimizeWriteMinRowsForEstimation)
+      opts.get(OptimizeWriteMinRowsForEstimation),
+      existing.filter(s => TableLayout.of(s.protocol) == TableLayout.Companion).map { snap =>
+        val conf = SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+        val root = TableLayout.parquetRoot(snap)
+        (a: AddAction) =>
+          a.companionSourceFiles.getOrElse(Nil).map { f =>
+            val p = TablePaths.resolve(root, f)
+            LogStore.forPath(p, conf).status(p).length
+          }.sum
+      }
     )
     OptimizedWriteSpec(opts.get(OptimizeWriteDistributionMode), target, estimate)
   }
@@ -217,7 +227,7 @@ final class IndexTables4SparkWriteBuilder(
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val companion =
       if (layout(opts, writeOptions) == TableLayout.Companion)
-        Some(CompanionWrite.plan(spark, hadoopConf, indexSchema, companionFastFieldMode(opts)))
+        Some(CompanionWrite.plan(spark, hadoopConf, indexSchema, tableName))
       else None
     val rowCheck = mode match {
       case WriteMode.ReplaceWhere(predicate, filters) =>
@@ -305,11 +315,6 @@ final class IndexTables4SparkWriteBuilder(
         own
       case None => TableLayout(opts.get(IndexTablesConf.WriteLayout))
     }
-
-  /** The fast field mode of a companion table's splits: the table's own, else the setting. */
-  private def companionFastFieldMode(opts: IndexTablesOptions): String =
-    existing.flatMap(_.metadata.configuration.get(TableLayout.FastFieldModeKey))
-      .getOrElse(opts.get(IndexTablesConf.CompanionFastFieldMode))
 
   /** What this write itself asks of the index (its options and the session's). */
   private def asked(opts: IndexTablesOptions): IndexingRequest =

@@ -2,7 +2,7 @@ package io.indextables.spark.write
 
 import scala.util.Try
 
-import io.indextables.spark.transaction.{Snapshot, TransactionLog}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
 
 /**
  * How big the tasks of an optimized write should be, from what the table already knows.
@@ -42,7 +42,8 @@ object WriteSizeEstimator {
       targetSplitSize: Long,
       maxSplitSize: Long,
       samplingRatio: Double,
-      minRows: Long): SizeEstimate = {
+      minRows: Long,
+      companionBytes: Option[AddAction => Long] = None): SizeEstimate = {
     val sampling = SizeEstimate("sampling", clamp(targetSplitSize * samplingRatio), None, None)
     Try {
       existing.flatMap { snap =>
@@ -50,7 +51,15 @@ object WriteSizeEstimator {
         val rows = files.flatMap(_.numRecords).sum
         if (rows < minRows) None
         else {
-          val bytesPerRow = files.map(_.size).sum.toDouble / rows
+          val bytesPerRow = companionBytes match {
+            case None => files.map(_.size).sum.toDouble / rows
+            case Some(parquetBytes) =>
+              // A companion split's rows are in its Parquet files too: the newest splits, with
+              // theirs, give the bytes per row (each file's size is one storage call).
+              val sample = files.sortBy(-_.modificationTime).take(CompanionSample)
+              sample.map(a => a.size + parquetBytes(a)).sum.toDouble /
+                sample.flatMap(_.numRecords).sum
+          }
           val targetRows = targetSplitSize / bytesPerRow
           val advisory = shuffleBytesPerRow(log, snap.version)
             .map(perRow => clamp(targetRows * perRow))
@@ -85,6 +94,9 @@ object WriteSizeEstimator {
   // The commit record's metric names, as Delta names its own.
   val NumOutputRows = "numOutputRows"
   val NumOutputBytes = "numOutputBytes"
+
+  /** Companion splits whose Parquet files are measured for the bytes per row. */
+  val CompanionSample = 32
   val NumFiles = "numFiles"
   val ShuffleBytesRead = "shuffleBytesRead"
 }

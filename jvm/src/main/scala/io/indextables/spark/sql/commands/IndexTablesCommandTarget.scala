@@ -6,6 +6,7 @@ import org.apache.spark.sql.{AnalysisException, Column, DataFrame, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
+import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.read.IndexTables4SparkScan
 import io.indextables.spark.transaction.TransactionLog
 
@@ -28,7 +29,11 @@ sealed abstract class IndexTablesCommandTarget {
    */
   def plannedScan(spark: SparkSession, where: Option[String], command: String)
       : IndexTables4SparkScan = {
-    val df = read(spark)
+    // The index route, also on a companion table, whose plain scan would read Parquet.
+    log(spark)
+    val df = spark.read.format("indextables")
+      .option(IndexTablesOptions.IndexRouteOption, "true")
+      .load(resolvePath(spark))
     val filtered = where.fold(df) { text =>
       val partitionColumns = log(spark).snapshot().metadata.partitionColumns
       val condition = spark.sessionState.sqlParser.parseExpression(text)
