@@ -749,8 +749,9 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_COMPANION_UNSUPPORTED_COLUMN",
       s"$BuildCommand: column '$column' of $source has type ${dataType.simpleString}, which " +
-        s"the index cannot hold ($why). Leave it out of the index with EXCLUDE COLUMNS " +
-        s"($column): it stays readable from the Parquet files."
+        s"a companion index cannot hold ($why). The index serves every column of its source, " +
+        "searched or not (EXCLUDE COLUMNS only stops it being searched): rewrite the column in " +
+        "the source as a supported type, or build over a copy without it."
     )
 
   /** A source file whose schema differs from the one the index recorded (or its first file's). */

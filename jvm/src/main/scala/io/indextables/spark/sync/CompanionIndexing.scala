@@ -74,7 +74,11 @@ object CompanionIndexing {
       name -> mode
     }.toMap)
     val excluded = askedExcluded.orElse(recorded.map(excludedOf)).getOrElse(Nil)
-    val modes = askedModes.orElse(recorded.map(typemapOf(_, names))).getOrElse(Map.empty)
+    // The recorded modes are those of the columns indexed then: a changed choice of columns is
+    // refused below, by name, not here as a mode for a column left out.
+    val modes = askedModes
+      .orElse(recorded.map(typemapOf(_, names).filter(m => !excluded.contains(m._1))))
+      .getOrElse(Map.empty)
     val fastFieldMode = request.fastFieldMode.orElse(recorded.flatMap(_.get(FastFieldModeKey)))
       .getOrElse(CompanionBuildRequest.DefaultFastFieldMode)
     modes.keys.find(excluded.contains).foreach { c =>
@@ -83,14 +87,16 @@ object CompanionIndexing {
         s"$c: ${modes(c)}",
         s"column $c is left out of the index (INCLUDE / EXCLUDE COLUMNS)")
     }
-    val indexed = data.fields.toSeq.filterNot(f => excluded.contains(f.name))
-    indexed.foreach { f =>
+    // Every column, indexed or not: the index's searches read the rows back through
+    // tantivy4java, which serves only the types the index can hold.
+    data.fields.foreach { f =>
       try TableIndexSchema.resolve(StructType(Seq(f)), Nil, typemap(modes.filter(_._1 == f.name)))
       catch {
         case e: IndexTablesException if e.errorClass == "INDEXTABLES_UNSUPPORTED_TYPE" =>
           throw IndexTablesErrors.companionColumnUnsupported(source, f.name, f.dataType, e.reason)
       }
     }
+    val indexed = data.fields.toSeq.filterNot(f => excluded.contains(f.name))
     val schema = TableIndexSchema.resolve(
       StructType(indexed ++ partitions.fields),
       partitions.fieldNames.toSeq,

@@ -89,7 +89,8 @@ object CompanionSync {
             found)
         }
         data
-      case None => source.dataSchemaOf(listing.files.head)
+      // Every column nullable, as spark.read.parquet reads the same files.
+      case None => ParquetFooters.asNullable(source.dataSchemaOf(listing.files.head))
     }
     val inScope = request.where.map(PartitionScope.parse(spark, _, partitions, timeZone))
       .getOrElse((_: Map[String, String]) => true)
@@ -206,7 +207,7 @@ object CompanionSync {
         "whose name starts with _")
   }
 
-  private def commit(
+  private[sync] def commit(
       log: TransactionLog,
       base: Option[Snapshot],
       source: CompanionSource,

@@ -50,7 +50,10 @@ object ParquetFooters {
   }
 
   /** Whether two schemas hold the same columns of the same types, nullability aside. */
-  def sameColumns(a: StructType, b: StructType): Boolean = nullable(a) == nullable(b)
+  def sameColumns(a: StructType, b: StructType): Boolean = asNullable(a) == asNullable(b)
+
+  /** `schema` with every column nullable, as Spark's file sources read a file's columns. */
+  def asNullable(schema: StructType): StructType = nullable(schema).asInstanceOf[StructType]
 
   private def nullable(dt: DataType): DataType = dt match {
     case s: StructType =>
