@@ -456,3 +456,19 @@ def test_two_builds_racing_on_one_index_never_index_a_row_twice(
     assert len(split_files(str(index))) == len(parquet_files(source))
     # A rerun finds the index complete.
     assert build(spark, source, index).status == "no_action"
+
+
+def test_merge_splits_keeps_the_rows_of_a_companion_index(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Regression: a merged split lost its companionSourceFiles, and the index read no row."""
+    source, index = tmp_path / "source", tmp_path / "index"
+    write_parquet(spark, make_rows(300, seed=10), source, partitioned=False, files=3)
+    assert build(spark, source, index, "TARGET INPUT SIZE 1").splits_created == 3
+    merged = spark.sql(f"MERGE SPLITS '{index}'").collect()[0]
+    assert merged.metrics.merge_groups == 1
+    idx, pq = read_table(spark, str(index)), spark.read.parquet(str(source))
+    assert_same_rows(idx, pq)
+    assert_same_rows(idx.where(F.col("host") == "host-4"), pq.where(F.col("host") == "host-4"))
+    # The merged split indexes every file: nothing to do.
+    assert build(spark, source, index).status == "no_action"

@@ -146,7 +146,13 @@ object SplitMerger {
           splitTags = if (tags.isEmpty) None else Some(tags),
           numMergeOps = Some(group.sources.flatMap(_.numMergeOps).foldLeft(0)(math.max) + 1),
           docMappingRef = first.docMappingRef,
-          docMappingJson = first.docMappingJson
+          docMappingJson = first.docMappingJson,
+          // A merged companion split indexes its sources' Parquet files, which its manifest names.
+          companionSourceFiles =
+            if (group.sources.exists(_.companionSourceFiles.isDefined))
+              Some(group.sources.flatMap(_.companionSourceFiles.getOrElse(Nil)))
+            else None,
+          companionFastFieldMode = first.companionFastFieldMode
         )
       )
     } catch {
