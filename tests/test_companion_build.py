@@ -472,3 +472,25 @@ def test_merge_splits_keeps_the_rows_of_a_companion_index(
     assert_same_rows(idx.where(F.col("host") == "host-4"), pq.where(F.col("host") == "host-4"))
     # The merged split indexes every file: nothing to do.
     assert build(spark, source, index).status == "no_action"
+
+
+def test_the_index_stays_a_companion_index_after_a_checkpoint(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Regression: an Avro state holds no protocol, and a snapshot read from one lost the
+    companion feature: reads then searched the splits as if they held the rows, and failed."""
+    source, index = tmp_path / "source", tmp_path / "index"
+    spark.conf.set("spark.indextables.checkpoint.interval", "1")
+    try:
+        write_parquet(spark, make_rows(100, seed=11), source, partitioned=True, files=1)
+        build(spark, source, index)
+        write_parquet(spark, make_rows(50, seed=12, first_id=500), source, partitioned=True)
+        assert build(spark, source, index).version == 1
+    finally:
+        spark.conf.unset("spark.indextables.checkpoint.interval")
+    assert list((index / "_transaction_log").glob("state-v*"))
+    spark.sql(f"INVALIDATE INDEXTABLES TRANSACTION LOG CACHE FOR '{index}'").collect()
+    idx, pq = read_table(spark, str(index)), spark.read.parquet(str(source))
+    assert "Route: parquet" in plan_of(idx)
+    assert_same_rows(idx, pq)
+    assert_same_rows(idx.where(F.col("host") == "host-5"), pq.where(F.col("host") == "host-5"))

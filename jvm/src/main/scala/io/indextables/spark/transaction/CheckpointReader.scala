@@ -108,7 +108,7 @@ private[transaction] object CheckpointReader {
     }
     val md = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
-    val p = protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion))
+    val p = protocol.getOrElse(TableFeatures.protocolOfState(m.protocolVersion, md))
     TableFeatures.checkReadable(tablePath, None, p)
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }
     val mergedMetadata = md.copy(configuration = registry ++ md.configuration)
