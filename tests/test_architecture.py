@@ -54,7 +54,7 @@ LAYERS: list[set[str]] = [
     {"purge"},
     {"merge"},
     {"read", "write", "expressions"},
-    {"core"},
+    {"core", "sync"},
     {"catalyst", "sql", "catalog"},
     {"extensions"},
     {"upstream-aliases"},

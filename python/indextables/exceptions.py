@@ -210,6 +210,15 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_STORAGE_PROPERTY_IN_TABLE": InvalidOptionError,
         "INDEXTABLES_REPLACE_LOCATION": InvalidOptionError,
         "INDEXTABLES_UNSUPPORTED_TABLE_CHANGE": UnsupportedTypeError,
+        "INDEXTABLES_COMPANION_BUILD_CONFLICT": ConcurrentCommitError,
+        "INDEXTABLES_COMPANION_SCHEMA_CHANGED": SchemaMismatchError,
+        "INDEXTABLES_COMPANION_INDEXING_CHANGED": SchemaMismatchError,
+        "INDEXTABLES_COMPANION_UNSUPPORTED_COLUMN": UnsupportedTypeError,
+        "INDEXTABLES_COMPANION_UNKNOWN_OPTION": InvalidOptionError,
+        "INDEXTABLES_COMPANION_INVALID_OPTION": InvalidOptionError,
+        "INDEXTABLES_COMPANION_UNKNOWN_INDEXING_MODE": InvalidOptionError,
+        "INDEXTABLES_COMPANION_UNKNOWN_COLUMN": InvalidOptionError,
+        "INDEXTABLES_COMPANION_TARGET_MISMATCH": InvalidOptionError,
     }
 )
 

@@ -1,7 +1,7 @@
 package io.indextables.spark
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.exceptions.{ConcurrentCommitException, IndexTablesException, TransactionLogException}
 
@@ -723,5 +723,122 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_INVALID_REPAIR",
       s"REPAIR INDEXFILES TRANSACTION LOG '$source' AT LOCATION '$target': $why."
+    )
+
+  // BUILD INDEXTABLES COMPANION
+
+  private val BuildCommand = "BUILD INDEXTABLES COMPANION"
+
+  /** A write into a companion index over Parquet files it does not own. */
+  def companionIndexReadOnly(table: String, source: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INDEX_READ_ONLY",
+      s"Table $table is a companion index of the Parquet files at $source, which it does not " +
+        "own, and cannot be written to. Write the rows to the source, then run " +
+        s"$BuildCommand FOR PARQUET '$source' AT LOCATION '$table' again."
+    )
+
+  def companionSourceNotFound(source: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_NOT_FOUND",
+      s"$BuildCommand: the source directory $source does not exist. Check the path."
+    )
+
+  def companionSourceEmpty(source: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_EMPTY",
+      s"$BuildCommand: the source directory $source holds no Parquet files (files and " +
+        "directories whose names start with _ or . are ignored, as Spark ignores them)."
+    )
+
+  /** A source column the index cannot hold, and why. */
+  def companionColumnUnsupported(source: String, column: String, dataType: DataType, why: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_UNSUPPORTED_COLUMN",
+      s"$BuildCommand: column '$column' of $source has type ${dataType.simpleString}, which " +
+        s"a companion index cannot hold ($why). The index serves every column of its source, " +
+        "searched or not (EXCLUDE COLUMNS only stops it being searched): rewrite the column in " +
+        "the source as a supported type, or build over a copy without it."
+    )
+
+  /** A source file whose schema differs from the one the index recorded (or its first file's). */
+  def companionSchemaChanged(
+      index: String,
+      file: String,
+      expected: StructType,
+      found: StructType): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SCHEMA_CHANGED",
+      s"$BuildCommand: the Parquet file $file has the schema ${found.toDDL}, but the index " +
+        s"$index holds ${expected.toDDL}. A companion index follows one schema: build a new " +
+        "index at another location for the new schema. Nothing was committed."
+    )
+
+  /** Hive partition directories that do not form one partitioning. */
+  def companionPartitionLayout(source: String, file: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_PARTITION_LAYOUT",
+      s"$BuildCommand: the file $file of $source does not fit the source's partitioning: $why."
+    )
+
+  /** A clause the command does not know. */
+  def companionUnknownOption(clause: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_UNKNOWN_OPTION",
+      s"$BuildCommand: unknown clause '$clause'. It takes INCLUDE COLUMNS (..), EXCLUDE " +
+        "COLUMNS (..), INDEXING MODES (col: 'mode', ..), FASTFIELDS MODE DISABLED|HYBRID|" +
+        "PARQUET_ONLY, TARGET INPUT SIZE <size>, WRITER HEAP SIZE <size>, WHERE <partition " +
+        "predicate> and DRY RUN."
+    )
+
+  def companionUnknownIndexingMode(column: String, mode: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_UNKNOWN_INDEXING_MODE",
+      s"$BuildCommand: unknown indexing mode '$mode' for column '$column' in INDEXING MODES: " +
+        "use text, string, json or ip."
+    )
+
+  /** A clause whose value the command cannot use (`expected` says what it takes). */
+  def companionInvalidOption(clause: String, value: String, expected: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INVALID_OPTION",
+      s"$BuildCommand: invalid $clause '$value': $expected."
+    )
+
+  /** A clause that names a column the source does not have. */
+  def companionUnknownColumn(clause: String, column: String, columns: Seq[String])
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_UNKNOWN_COLUMN",
+      s"$BuildCommand: $clause names column '$column', which the source does not have (its " +
+        s"columns: ${columns.mkString(", ")}). Partition columns are not indexed."
+    )
+
+  /** The index location holds something that is not an index of this source. */
+  def companionTargetMismatch(index: String, why: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_TARGET_MISMATCH",
+      s"$BuildCommand: cannot build at $index: $why."
+    )
+
+  /** A rerun asks for other indexing than the index was built with. */
+  def companionIndexingChanged(index: String, clause: String, recorded: String, asked: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INDEXING_CHANGED",
+      s"$BuildCommand: the index $index was built with $clause $recorded, but this run asks " +
+        s"for $asked. Run it with the same clauses (or none: the recorded ones apply), or " +
+        "build a new index at another location."
+    )
+
+  /** A concurrent commit to the index overlaps this build's; nothing of it was committed. */
+  def companionBuildConflict(index: String, detail: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_BUILD_CONFLICT",
+      s"$BuildCommand: another commit to the index $index overlaps this build ($detail). " +
+        "Nothing of this build was committed and its splits were deleted; run it again to " +
+        "index what is still missing."
     )
 }

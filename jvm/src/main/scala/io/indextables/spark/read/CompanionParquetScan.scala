@@ -117,7 +117,7 @@ final class CompanionParquetScan(
       s"PushedFilters: [${pushedFilters.mkString(", ")}], " +
       s"ParquetFilters: [${dataFilters.mkString(", ")}], " +
       (if (nonNull.isEmpty) "" else s"NonNull: [${nonNull.mkString(", ")}], ") +
-      s"Splits: ${groups.map(_.files.map(_.split).distinct.size).sum}/$totalSplits, " +
+      s"Splits: ${groups.flatMap(_.files.map(_.split)).distinct.size}/$totalSplits, " +
       s"Tasks: ${groups.size}, Files: ${groups.map(_.files.size).sum}"
 }
 

@@ -20,6 +20,7 @@ object IndexTablesCommandParser {
     """(checkpoint|compact|describe|desc|drop|truncate|flush|invalidate|prewarm)\s+(indextables|tantivy4spark)\b""",
     """purge\s+(indextable|indextables|tantivy4spark)\b""",
     """repair\s+indexfiles\b""",
+    """build\s+(indextables|tantivy4spark)\s+companion\b""",
     """merge\s+splits\b"""
   ).mkString("^(", "|", ").*").r
 

@@ -104,6 +104,56 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       IndexTablesSqlAstBuilder.unquote(ctx.source.getText),
       IndexTablesSqlAstBuilder.unquote(ctx.destination.getText))
 
+  override def visitBuildCompanion(ctx: BuildCompanionContext): LogicalPlan = {
+    val clauses = ctx.buildClause().asScala.toSeq
+    clauses.collectFirst { case u: UnknownBuildClauseContext => u }.foreach { u =>
+      throw IndexTablesErrors.companionUnknownOption(textOf(u))
+    }
+    def one[T](name: String, found: Seq[T]): Option[T] = found match {
+      case Seq() => None
+      case Seq(c) => Some(c)
+      case _ => throw IndexTablesErrors.companionInvalidOption(name, "", "give it once")
+    }
+    def unquoted(w: ModeWordContext) =
+      if (w.STRING() != null) IndexTablesSqlAstBuilder.unquote(w.getText)
+      else identifier(w.identifier())
+    BuildCompanionCommand(
+      identifier(ctx.format),
+      IndexTablesSqlAstBuilder.unquote(ctx.source.getText),
+      IndexTablesSqlAstBuilder.unquote(ctx.location.getText),
+      BuildCompanionOptions(
+        includeColumns = one(
+          "INCLUDE COLUMNS",
+          clauses.collect { case c: IncludeColumnsClauseContext =>
+            identifiers(c.identifierList())
+          }),
+        excludeColumns = one(
+          "EXCLUDE COLUMNS",
+          clauses.collect { case c: ExcludeColumnsClauseContext =>
+            identifiers(c.identifierList())
+          }),
+        indexingModes = one(
+          "INDEXING MODES",
+          clauses.collect { case c: IndexingModesClauseContext =>
+            c.indexingMode().asScala.map(m => unquoted(m.column) -> unquoted(m.kind)).toSeq
+          }),
+        fastFieldsMode = one(
+          "FASTFIELDS MODE",
+          clauses.collect { case c: FastFieldsModeClauseContext => value(c.fieldsMode) }),
+        targetInputSize = one(
+          "TARGET INPUT SIZE",
+          clauses.collect { case c: TargetInputSizeClauseContext => value(c.size) }),
+        writerHeapSize = one(
+          "WRITER HEAP SIZE",
+          clauses.collect { case c: WriterHeapSizeClauseContext => value(c.size) }),
+        where = one(
+          "WHERE",
+          clauses.collect { case c: BuildWhereClauseContext => textOf(c.buildPredicate()) })
+      ),
+      dryRun = ctx.DRY() != null
+    )
+  }
+
   /** `n DAYS | HOURS` in hours. */
   private def hours(n: String, unit: TimeUnitContext): Long = {
     val value = BigInt(n)

@@ -109,7 +109,7 @@ private[transaction] object CheckpointReader {
     val md = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))
     val (p, configuration) = TableFeatures.fromState(
-      protocol.getOrElse(ProtocolAction(m.protocolVersion, m.protocolVersion)),
+      protocol.getOrElse(TableFeatures.protocolOfState(m.protocolVersion, md)),
       md.configuration)
     TableFeatures.checkReadable(tablePath, None, p)
     val registry = m.schemaRegistry.map { case (h, json) => SchemaHash.registryKey(h) -> json }

@@ -62,6 +62,21 @@ object TableFeatures {
       readerFeatures = Some(features),
       writerFeatures = Some(features))
 
+  /**
+   * The protocol of a table read from an Avro state, which records the protocol's version but
+   * no protocol action: the features its metadata shows it uses (a companion table's carries
+   * upstream's `indextables.companion.enabled=true`). Without them a companion table read from
+   * its checkpoint would be taken for one whose splits hold the rows.
+   */
+  def protocolOfState(version: Int, metadata: MetadataAction): ProtocolAction = {
+    val features =
+      if (metadata.configuration.get(TableLayout.CompanionEnabledKey).contains("true"))
+        TableLayout.Companion.features
+      else Set.empty[String]
+    if (features.isEmpty) ProtocolAction(version, version)
+    else ProtocolAction(version, version, Some(features), Some(features))
+  }
+
   /** Fails unless this code may read a table of protocol `p` (`file`: where it was found). */
   def checkReadable(tablePath: Path, file: Option[Path], p: ProtocolAction): Unit = {
     if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {

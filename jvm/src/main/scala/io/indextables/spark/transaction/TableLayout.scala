@@ -24,6 +24,9 @@ object TableLayout {
   def of(protocol: ProtocolAction): TableLayout =
     if (TableFeatures.isCompanion(protocol)) Companion else Splits
 
+  /** Upstream's metadata key saying a table's splits index Parquet files. */
+  val CompanionEnabledKey = "indextables.companion.enabled"
+
   /** Upstream's metadata key naming the root of an external source's Parquet files. */
   val SourceTablePathKey = "indextables.companion.sourceTablePath"
 
@@ -46,7 +49,7 @@ object TableLayout {
    * companion indexes: its splits index Parquet files, kept under the table itself.
    */
   def companionConfiguration(fastFieldMode: String): Map[String, String] = Map(
-    "indextables.companion.enabled" -> "true",
+    CompanionEnabledKey -> "true",
     "indextables.companion.sourceFormat" -> "parquet",
     FastFieldModeKey -> fastFieldMode
   )

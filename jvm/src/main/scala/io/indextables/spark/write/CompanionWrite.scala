@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.{IndexKind, TableIndexSchema}
+import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.ParquetCompanionConfig
 
@@ -31,8 +31,22 @@ final case class CompanionWrite(
     fastFieldMode: String) {
 
   /** tantivy4java's indexing of one Parquet file under `root`, as `schema` asks. */
-  def indexing(root: String, schema: TableIndexSchema, heapSize: Long): ParquetCompanionConfig = {
-    val fields = schema.fields.filter(f => dataSchema.fieldNames.contains(f.name))
+  def indexing(root: String, schema: TableIndexSchema, heapSize: Long): ParquetCompanionConfig =
+    CompanionWrite.config(
+      root,
+      schema.fields.filter(f => dataSchema.fieldNames.contains(f.name)),
+      fastFieldMode,
+      heapSize)
+}
+
+object CompanionWrite {
+
+  /**
+   * tantivy4java's indexing of Parquet files under `root` into `fields` (tokenizers, JSON and IP
+   * fields, unindexed fields skipped), shared by writes and companion builds.
+   */
+  def config(root: String, fields: Seq[IndexedField], fastFieldMode: String, heapSize: Long)
+      : ParquetCompanionConfig = {
     val tokenizers = fields.collect {
       case f if f.indexed && f.kind == IndexKind.Text => f.name -> f.tokenizer.getOrElse("default")
       case f if f.indexed && f.kind == IndexKind.RawString =>
@@ -51,9 +65,6 @@ final case class CompanionWrite(
     if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
     config
   }
-}
-
-object CompanionWrite {
 
   /**
    * The fast field mode of the splits this code writes: every fast field in the split itself.

@@ -100,6 +100,60 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
     intercept[IndexTablesException](parser.parsePlan("REPAIR INDEXFILES TRANSACTION LOG '/t'"))
   }
 
+  test("BUILD INDEXTABLES COMPANION with every clause, before or after AT LOCATION") {
+    def build(sql: String) = parser.parsePlan(sql).asInstanceOf[BuildCompanionCommand]
+    assert(build("BUILD INDEXTABLES COMPANION FOR PARQUET '/src' AT LOCATION '/idx'") ==
+      BuildCompanionCommand("PARQUET", "/src", "/idx", BuildCompanionOptions(), dryRun = false))
+    val all = BuildCompanionCommand(
+      "parquet",
+      "s3://b/src",
+      "/idx",
+      BuildCompanionOptions(
+        includeColumns = Some(Seq("a", "b", "mode")),
+        excludeColumns = Some(Seq("c")),
+        indexingModes = Some(Seq("msg" -> "text", "ip" -> "ip", "payload" -> "json")),
+        fastFieldsMode = Some("HYBRID"),
+        targetInputSize = Some("1G"),
+        writerHeapSize = Some("100000000"),
+        where = Some("day >= '2024-01-01' AND hour = 3")
+      ),
+      dryRun = true
+    )
+    assert(build(
+      "build tantivy4spark companion for parquet \"s3://b/src\" AT LOCATION '/idx' " +
+        "INCLUDE COLUMNS (a, `b`, mode) EXCLUDE COLUMNS (c) " +
+        "INDEXING MODES (msg: 'text', 'ip':'ip', payload : json) FASTFIELDS MODE HYBRID " +
+        "TARGET INPUT SIZE 1G WRITER HEAP SIZE 100000000 " +
+        "WHERE day >= '2024-01-01' AND hour = 3 DRY RUN;") == all)
+    // Upstream's order: the clauses before AT LOCATION.
+    assert(build(
+      "BUILD INDEXTABLES COMPANION FOR parquet 's3://b/src' WHERE day >= '2024-01-01' AND " +
+        "hour = 3 INCLUDE COLUMNS (a, `b`, mode) EXCLUDE COLUMNS (c) INDEXING MODES " +
+        "('msg':'text', 'ip':'ip', 'payload':'json') FASTFIELDS MODE 'HYBRID' TARGET INPUT " +
+        "SIZE '1G' WRITER HEAP SIZE 100000000 AT LOCATION '/idx' DRY RUN") == all)
+    assert(IndexTablesCommandParser.isCommand("  build\n IndexTables companion for delta 'x'"))
+    assert(!IndexTablesCommandParser.isCommand("BUILD TABLE x"))
+  }
+
+  test("BUILD INDEXTABLES COMPANION refuses an unknown clause by name, and a repeated one") {
+    val unknown = intercept[IndexTablesException](parser.parsePlan(
+      "BUILD INDEXTABLES COMPANION FOR PARQUET '/s' HASHED FASTFIELDS INCLUDE ('a') " +
+        "AT LOCATION '/i'"))
+    assert(unknown.errorClass == "INDEXTABLES_COMPANION_UNKNOWN_OPTION", unknown.getMessage)
+    assert(unknown.getMessage.contains("'HASHED FASTFIELDS INCLUDE ('a')'"), unknown.getMessage)
+    val after = intercept[IndexTablesException](parser.parsePlan(
+      "BUILD INDEXTABLES COMPANION FOR PARQUET '/s' AT LOCATION '/i' SCHEMA_SOURCE 'x' DRY RUN"))
+    assert(after.errorClass == "INDEXTABLES_COMPANION_UNKNOWN_OPTION", after.getMessage)
+    val twice = intercept[IndexTablesException](parser.parsePlan(
+      "BUILD INDEXTABLES COMPANION FOR PARQUET '/s' EXCLUDE COLUMNS (a) AT LOCATION '/i' " +
+        "EXCLUDE COLUMNS (b)"))
+    assert(twice.errorClass == "INDEXTABLES_COMPANION_INVALID_OPTION", twice.getMessage)
+    // No AT LOCATION: a syntax error.
+    val syntax = intercept[IndexTablesException](
+      parser.parsePlan("BUILD INDEXTABLES COMPANION FOR PARQUET '/s'"))
+    assert(syntax.errorClass == "INDEXTABLES_COMMAND_SYNTAX_ERROR", syntax.getMessage)
+  }
+
   test("Spark's own DROP and TRUNCATE statements still go to Spark") {
     assert(!IndexTablesCommandParser.isCommand("DROP TABLE indextables"))
     assert(!IndexTablesCommandParser.isCommand("TRUNCATE TABLE t"))

@@ -46,6 +46,37 @@ statement
     | TRUNCATE indexTables TIME TRAVEL target (DRY RUN)?   #truncateTimeTravel
     | REPAIR INDEXFILES TRANSACTION LOG source=STRING
         AT LOCATION destination=STRING                     #repairIndexFiles
+    | BUILD indexTables COMPANION FOR format=identifier source=STRING
+        buildClause* AT LOCATION location=STRING buildClause* (DRY RUN)?
+                                                           #buildCompanion
+    ;
+
+// A clause of BUILD INDEXTABLES COMPANION, before or after AT LOCATION. A clause that starts
+// with a word no clause starts with is taken whole, up to AT, DRY or the end, and refused by
+// name (the builder's error lists the clauses).
+buildClause
+    : INCLUDE COLUMNS '(' identifierList ')'                      #includeColumnsClause
+    | EXCLUDE COLUMNS '(' identifierList ')'                      #excludeColumnsClause
+    | INDEXING MODES '(' indexingMode (',' indexingMode)* ')'     #indexingModesClause
+    | FASTFIELDS MODE fieldsMode=alphanumericValue                   #fastFieldsModeClause
+    | TARGET INPUT SIZE size=alphanumericValue                    #targetInputSizeClause
+    | WRITER HEAP SIZE size=alphanumericValue                     #writerHeapSizeClause
+    | WHERE buildPredicate                                        #buildWhereClause
+    | name=IDENTIFIER (~(AT | DRY | ';'))*                        #unknownBuildClause
+    ;
+
+// `column: 'mode'`, either side quoted or not.
+indexingMode
+    : column=modeWord ':' kind=modeWord
+    ;
+
+modeWord
+    : identifier | STRING
+    ;
+
+// A partition predicate, as written, up to the next clause.
+buildPredicate
+    : (~(INCLUDE | EXCLUDE | INDEXING | FASTFIELDS | TARGET | WRITER | AT | DRY | ';'))+
     ;
 
 timeUnit
@@ -97,6 +128,8 @@ nonReserved
     | PARALLELISM | OF | MERGE | SPLITS | TARGET | SIZE | MAX | DEST | SOURCE | PER | JOBS
     | PURGE | INDEXTABLE | OLDER | THAN | DAYS | HOURS | RETENTION | DRY | RUN | DROP
     | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
+    | BUILD | COMPANION | EXCLUDE | COLUMNS | INDEXING | MODES | FASTFIELDS | MODE | INPUT | WRITER
+    | HEAP
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -158,6 +191,17 @@ REPAIR: R E P A I R;
 INDEXFILES: I N D E X F I L E S;
 AT: A T;
 LOCATION: L O C A T I O N;
+BUILD: B U I L D;
+COMPANION: C O M P A N I O N;
+EXCLUDE: E X C L U D E;
+COLUMNS: C O L U M N S;
+INDEXING: I N D E X I N G;
+MODES: M O D E S;
+FASTFIELDS: F A S T F I E L D S;
+MODE: M O D E;
+INPUT: I N P U T;
+WRITER: W R I T E R;
+HEAP: H E A P;
 
 STRING
     : '\'' ( ~('\''|'\\') | ('\\' .) )* '\''

@@ -1,0 +1,166 @@
+package io.indextables.spark.sql.commands
+
+import java.util.Locale
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.execution.command.LeafRunnableCommand
+import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
+import org.apache.spark.sql.{Row, SparkSession}
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.{ConfEntry, IndexTablesConf}
+import io.indextables.spark.core.TableLogResolver
+import io.indextables.spark.storage.LogStore
+import io.indextables.spark.sync._
+
+/** The clauses of a BUILD INDEXTABLES COMPANION as written (None: not given). */
+final case class BuildCompanionOptions(
+    includeColumns: Option[Seq[String]] = None,
+    excludeColumns: Option[Seq[String]] = None,
+    indexingModes: Option[Seq[(String, String)]] = None,
+    fastFieldsMode: Option[String] = None,
+    targetInputSize: Option[String] = None,
+    writerHeapSize: Option[String] = None,
+    where: Option[String] = None)
+
+/**
+ * `BUILD INDEXTABLES COMPANION FOR PARQUET '<dir>' AT LOCATION '<index>' [clauses] [DRY RUN]`
+ * (the clauses may also come before AT LOCATION, as upstream writes them): indexes a directory
+ * of Parquet files, Hive-partitioned or not, into a companion index at `<index>` without copying
+ * a row, and brings it up to date when run again (see [[CompanionSync]]). The index is
+ * read-only: its rows are the source's. Clauses:
+ *  - `INCLUDE COLUMNS (a, b)` / `EXCLUDE COLUMNS (c)`: the data columns indexed (all by
+ *    default); the others stay readable from Parquet, never searched;
+ *  - `INDEXING MODES (col: 'text', ...)`: text, string (the default), json or ip per string
+ *    column;
+ *  - `FASTFIELDS MODE DISABLED | HYBRID | PARQUET_ONLY` (default DISABLED);
+ *  - `TARGET INPUT SIZE <size>` (Parquet bytes per split, default 2G), `WRITER HEAP SIZE
+ *    <size>` (default `spark.indextables.indexWriter.heapSize`), sizes in bytes or with K, M,
+ *    G or T;
+ *  - `WHERE <partition predicate>`: only matching partitions are indexed or have splits removed.
+ *
+ * One row, upstream's columns: table_path, source_path, status (success | no_action |
+ * dry_run), source_version (null: a directory has none), splits_created, splits_invalidated,
+ * parquet_files_indexed, parquet_bytes_indexed, split_bytes_uploaded, duration_ms, message,
+ * and version (the version committed, null if none).
+ */
+case class BuildCompanionCommand(
+    sourceFormat: String,
+    source: String,
+    location: String,
+    options: BuildCompanionOptions,
+    dryRun: Boolean)
+    extends LeafRunnableCommand {
+
+  override val output: Seq[Attribute] = Seq(
+    AttributeReference("table_path", StringType, nullable = false)(),
+    AttributeReference("source_path", StringType, nullable = false)(),
+    AttributeReference("status", StringType, nullable = false)(),
+    AttributeReference("source_version", LongType)(),
+    AttributeReference("splits_created", IntegerType, nullable = false)(),
+    AttributeReference("splits_invalidated", IntegerType, nullable = false)(),
+    AttributeReference("parquet_files_indexed", IntegerType, nullable = false)(),
+    AttributeReference("parquet_bytes_indexed", LongType, nullable = false)(),
+    AttributeReference("split_bytes_uploaded", LongType, nullable = false)(),
+    AttributeReference("duration_ms", LongType, nullable = false)(),
+    AttributeReference("message", StringType)(),
+    AttributeReference("version", LongType)()
+  )
+
+  override def run(spark: SparkSession): Seq[Row] = {
+    val start = System.currentTimeMillis()
+    val opts = TableLogResolver.settings(Map.empty)
+    // Clauses are checked before anything is listed, so a bad value never waits for storage.
+    val request = BuildCompanionCommand.request(
+      sourceFormat,
+      options,
+      dryRun,
+      opts.get(
+        IndexTablesConf.WriterHeapSize))
+    val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+    val sqlConf = spark.sessionState.conf
+    val companionSource = new ParquetDirectorySource(
+      LogStore.qualify(new Path(source), hadoopConf),
+      hadoopConf,
+      sqlConf.sessionLocalTimeZone,
+      sqlConf.partitionColumnTypeInferenceEnabled)
+    val r = CompanionSync.run(
+      spark,
+      TableLogResolver.log(location, opts),
+      companionSource,
+      request,
+      hadoopConf,
+      opts.get(IndexTablesConf.StatsTruncationMaxLength))
+    Seq(Row(
+      r.indexPath,
+      r.sourcePath,
+      r.status,
+      null,
+      r.splitsCreated,
+      r.splitsInvalidated,
+      r.filesIndexed,
+      r.bytesIndexed,
+      r.splitBytes,
+      System.currentTimeMillis() - start,
+      r.message,
+      r.version.map(Long.box).orNull
+    ))
+  }
+}
+
+object BuildCompanionCommand {
+
+  /** The least WRITER HEAP SIZE tantivy4java takes. */
+  val MinHeapSize: Long = 15000000L
+
+  private val SizeHint = "bytes, or a number with K, M, G or T (2G)"
+
+  /** The build `options` ask for, every clause checked; fails naming the first bad one. */
+  def request(
+      sourceFormat: String,
+      options: BuildCompanionOptions,
+      dryRun: Boolean,
+      defaultHeapSize: Long): CompanionBuildRequest = {
+    if (!sourceFormat.equalsIgnoreCase("parquet")) throw IndexTablesErrors.companionInvalidOption(
+      "source format",
+      sourceFormat,
+      "PARQUET (a directory of Parquet files); Delta and Iceberg sources are not supported yet")
+    options.indexingModes.getOrElse(Nil).foreach { case (column, mode) =>
+      if (!CompanionBuildRequest.Modes.contains(mode.toLowerCase(Locale.ROOT)))
+        throw IndexTablesErrors.companionUnknownIndexingMode(column, mode)
+    }
+    // HYBRID and PARQUET_ONLY decode fast fields from Parquet, which tantivy4java 0.31.0 got
+    // wrong in our tests (no rows for some presence filters, decimals undecodable): refused
+    // until it holds, rather than answered wrongly.
+    val fastFieldMode = options.fastFieldsMode.map { m =>
+      Some(m.toUpperCase(Locale.ROOT)).filter(_ == CompanionBuildRequest.DefaultFastFieldMode)
+        .getOrElse(throw IndexTablesErrors.companionInvalidOption(
+          "FASTFIELDS MODE",
+          m,
+          CompanionBuildRequest.DefaultFastFieldMode + " (HYBRID and PARQUET_ONLY are not " +
+            "offered yet: tantivy4java 0.31.0's decoding of fast fields from Parquet answered " +
+            "some filters wrongly)"))
+    }
+    def size(clause: String, value: String, min: Long) =
+      ConfEntry.parseBytes(value).filter(_ >= min).getOrElse(
+        throw IndexTablesErrors.companionInvalidOption(
+          clause,
+          value,
+          s"a size of at least $min $SizeHint"))
+    CompanionBuildRequest(
+      options.includeColumns,
+      options.excludeColumns,
+      options.indexingModes,
+      fastFieldMode,
+      options.targetInputSize.map(size("TARGET INPUT SIZE", _, 1L))
+        .getOrElse(CompanionBuildRequest.DefaultTargetInputSize),
+      options.writerHeapSize.map(size(
+        "WRITER HEAP SIZE",
+        _,
+        MinHeapSize)).getOrElse(defaultHeapSize),
+      options.where.filter(_.trim.nonEmpty),
+      dryRun
+    )
+  }
+}

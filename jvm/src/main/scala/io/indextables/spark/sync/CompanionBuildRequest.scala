@@ -1,0 +1,38 @@
+package io.indextables.spark.sync
+
+/**
+ * What one BUILD INDEXTABLES COMPANION asks, its clauses checked for form (names and values
+ * that need no source to check). Column names are as written; they are matched with the
+ * source's columns ignoring case. None: the clause was not given.
+ *
+ * @param indexingModes   column to index kind: text, string, json or ip
+ * @param fastFieldMode   tantivy4java's FastFieldMode name: DISABLED, HYBRID or PARQUET_ONLY
+ * @param targetInputSize the most Parquet bytes one split indexes (one file may exceed it)
+ * @param heapSize        the native writer's heap, bytes
+ * @param where           a Spark SQL predicate on partition columns: only matching files are
+ *                        indexed, and only matching splits may be removed
+ */
+final case class CompanionBuildRequest(
+    includeColumns: Option[Seq[String]],
+    excludeColumns: Option[Seq[String]],
+    indexingModes: Option[Seq[(String, String)]],
+    fastFieldMode: Option[String],
+    targetInputSize: Long,
+    heapSize: Long,
+    where: Option[String],
+    dryRun: Boolean)
+
+object CompanionBuildRequest {
+
+  /** The index kinds INDEXING MODES takes, by the names it accepts (`ipaddress` as upstream). */
+  val Modes: Map[String, String] =
+    Map("text" -> "text", "string" -> "string", "json" -> "json", "ip" -> "ip", "ipaddress" -> "ip")
+
+  val FastFieldModes: Seq[String] = Seq("DISABLED", "HYBRID", "PARQUET_ONLY")
+
+  /** The fast field mode of a build that names none: tantivy's own columns, as writes use. */
+  val DefaultFastFieldMode: String = "DISABLED"
+
+  /** Upstream's default TARGET INPUT SIZE. */
+  val DefaultTargetInputSize: Long = 2L << 30
+}

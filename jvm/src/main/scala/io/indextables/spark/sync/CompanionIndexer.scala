@@ -1,0 +1,251 @@
+package io.indextables.spark.sync
+
+import java.io.{File, IOException}
+import java.nio.file.{Files, StandardCopyOption}
+import java.time.LocalDate
+import java.util.UUID
+
+import scala.annotation.nowarn
+import scala.collection.JavaConverters._
+import scala.util.Try
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.FileUtils
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.types._
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
+import io.indextables.spark.stats.StatsValues
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
+import io.indextables.spark.transaction.{AddAction, TablePaths}
+import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.write.CompanionWrite
+import io.indextables.tantivy4java.split.{ColumnStatistics, ParquetCompanionConfig}
+import io.indextables.tantivy4java.split.merge.QuickwitSplit
+
+/**
+ * What the executors need to index groups of a source's files. Serializable; built on the driver.
+ *
+ * @param dataSchema the data columns every file must hold (the index's recorded schema)
+ * @param fields     the indexed columns, as tantivy4java indexes them
+ * @param excluded   data columns left out of the index
+ */
+final case class IndexTaskSpec(
+    indexPath: String,
+    sourceRoot: String,
+    hadoopConf: SerializableHadoopConf,
+    dataSchema: StructType,
+    partitionColumns: Seq[String],
+    fields: Seq[IndexedField],
+    excluded: Seq[String],
+    fastFieldMode: String,
+    heapSize: Long,
+    statsTruncateAt: Int)
+
+/** The end of one group on an executor. */
+sealed trait IndexOutcome {
+  def group: IndexGroup
+}
+
+object IndexOutcome {
+
+  /** The group's split, already in the index location (not yet in its log). */
+  final case class Indexed(group: IndexGroup, add: AddAction) extends IndexOutcome
+
+  /** Indexing failed; nothing of it is left in the index location. */
+  final case class Failed(group: IndexGroup, error: IndexTablesException) extends IndexOutcome
+}
+
+/**
+ * Indexes one group of Parquet files into one index-only split with tantivy4java's
+ * `createFromParquet`, on an executor, copying no row: files on the local disk and on S3 are
+ * read where they are (tantivy4java reads S3 itself, with the credentials the source's
+ * [[S3LogStore]] resolves); files on other stores are copied through their [[LogStore]] to a
+ * local directory laid out as the source. Each file's footer is checked first: its columns must
+ * be the index's, and the split must hold every row. The split is published under its partition
+ * directory in the index location through the index's [[LogStore]]; its add action names the
+ * files relative to the source root. Any failure deletes what was published and returns
+ * [[IndexOutcome.Failed]].
+ */
+object CompanionIndexer {
+
+  def index(spec: IndexTaskSpec, group: IndexGroup): IndexOutcome = {
+    val conf = spec.hadoopConf.value
+    val root = new Path(spec.sourceRoot)
+    val sourceStore = LogStore.forPath(root, conf)
+    val indexRoot = new Path(spec.indexPath)
+    val indexStore = LogStore.forPath(indexRoot, conf)
+    val work = Files.createTempDirectory("indextables-companion-").toFile
+    var published: Option[Path] = None
+    try {
+      val rows = group.files.map(f => checkedRows(spec, sourceStore, root, f)).sum
+      val (nativeRoot, inputs, storage) = nativeInputs(spec, sourceStore, root, group, work)
+      val config = CompanionWrite.config(nativeRoot, spec.fields, spec.fastFieldMode, spec.heapSize)
+      val skipped = spec.fields.filterNot(_.indexed).map(_.name) ++ spec.excluded
+      if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
+      val statsFields = spec.fields.filter(hasStats)
+      if (statsFields.nonEmpty) config.withStatisticsFields(statsFields.map(_.name): _*)
+      storage.foreach(config.withParquetStorage)
+      val out = new File(work, s"part-${UUID.randomUUID()}.split")
+      val md =
+        try QuickwitSplit.createFromParquet(inputs.asJava, out.getAbsolutePath, config)
+        catch {
+          case NonFatal(e) => throw IndexTablesErrors.companionIndexFailed(describe(group), e)
+        }
+      if (md.getNumDocs != rows) throw IndexTablesErrors.companionIndexFailed(
+        describe(group),
+        new IllegalStateException(s"the split holds ${md.getNumDocs} rows of $rows"))
+      val dir = PartitionValues.directory(spec.partitionColumns, group.partitionValues)
+      val name = s"part-${UUID.randomUUID()}.split"
+      val relative = if (dir.isEmpty) name else s"$dir/$name"
+      val size = out.length()
+      val dest = new Path(indexRoot, relative)
+      published = Some(dest)
+      indexStore.upload(out, dest)
+      IndexOutcome.Indexed(group, addAction(spec, group, relative, size, md, statsFields))
+    } catch {
+      case NonFatal(e) =>
+        published.foreach(p => Try(indexStore.delete(p)))
+        IndexOutcome.Failed(
+          group,
+          e match {
+            case i: IndexTablesException => i
+            case other => IndexTablesErrors.companionIndexFailed(describe(group), other)
+          })
+    } finally FileUtils.deleteQuietly(work)
+  }
+
+  private def describe(group: IndexGroup): String = group.files.map(_.path) match {
+    case Seq(one) => one
+    case many => s"${many.head} (and ${many.size - 1} more)"
+  }
+
+  /** The rows of `file`, whose columns must be the index's. */
+  private def checkedRows(
+      spec: IndexTaskSpec,
+      store: LogStore,
+      root: Path,
+      file: SourceFile): Long = {
+    val path = TablePaths.resolve(root, file.path)
+    val footer =
+      try ParquetFooters.read(store, path, file.size)
+      catch {
+        case e: IOException => throw IndexTablesErrors.companionIndexFailed(path.toString, e)
+      }
+    if (!ParquetFooters.sameColumns(footer.schema, spec.dataSchema)) {
+      throw IndexTablesErrors.companionSchemaChanged(
+        spec.indexPath,
+        path.toString,
+        spec.dataSchema,
+        footer.schema)
+    }
+    footer.rows
+  }
+
+  /**
+   * The root and files as tantivy4java reads them: local paths, S3 URLs (and the credentials),
+   * or local copies laid out as the source under `work`.
+   */
+  private def nativeInputs(
+      spec: IndexTaskSpec,
+      store: LogStore,
+      root: Path,
+      group: IndexGroup,
+      work: File): (String, Seq[String], Option[ParquetCompanionConfig.ParquetStorageConfig]) = {
+    val paths = group.files.map(f => f -> TablePaths.resolve(root, f.path))
+    if (LogStore.isLocal(root)) {
+      def local(p: Path) = new File(p.toUri.getPath).getPath
+      (local(root), paths.map(p => local(p._2)), None)
+    } else if (LogStore.isS3(root)) {
+      val a = S3Access(store.asInstanceOf[S3LogStore])
+      val storage = new ParquetCompanionConfig.ParquetStorageConfig()
+      a.sessionToken match {
+        case Some(token) => storage.withAwsCredentials(a.accessKey, a.secretKey, token)
+        case None => storage.withAwsCredentials(a.accessKey, a.secretKey)
+      }
+      storage.withAwsRegion(a.region).withAwsPathStyleAccess(a.pathStyleAccess)
+      a.endpoint.foreach(storage.withAwsEndpoint)
+      (S3Access.url(root), paths.map(p => S3Access.url(p._2)), Some(storage))
+    } else {
+      val mirror = new File(work, "source")
+      val cache = LocalSplitCache.Settings(spec.hadoopConf.value)
+      val copies = paths.map { case (f, p) =>
+        val copy = store.localCopy(p, s"$p|${f.size}|${f.modificationTime}", cache)
+        val target = new File(mirror, f.path)
+        target.getParentFile.mkdirs()
+        Files.copy(copy.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
+        target.getPath
+      }
+      (mirror.getPath, copies, None)
+    }
+  }
+
+  /** Whether tantivy4java computes min/max statistics of `f` that the log can hold. */
+  private def hasStats(f: IndexedField): Boolean = f.indexed && (f.dataType match {
+    case StringType => f.kind == IndexKind.RawString || f.kind == IndexKind.Text
+    case IntegerType | LongType | DoubleType | FloatType | DateType | TimestampType => true
+    case _ => false
+  })
+
+  // getDocMappingJson is deprecated in 0.31.0 but is the only source of the split's mapping.
+  @nowarn("cat=deprecation")
+  private def addAction(
+      spec: IndexTaskSpec,
+      group: IndexGroup,
+      relative: String,
+      size: Long,
+      md: QuickwitSplit.SplitMetadata,
+      statsFields: Seq[IndexedField]): AddAction = {
+    val stats = Option(md.getColumnStatistics).map(_.asScala.toMap).getOrElse(Map.empty)
+    val bounds = statsFields.flatMap { f =>
+      stats.get(f.name).flatMap(s => minMax(f.dataType, s, spec.statsTruncateAt)).map(f.name -> _)
+    }
+    AddAction(
+      path = relative,
+      partitionValues = group.partitionValues,
+      size = size,
+      modificationTime = System.currentTimeMillis(),
+      dataChange = true,
+      minValues = if (bounds.isEmpty) None else Some(bounds.map(b => b._1 -> b._2._1).toMap),
+      maxValues = if (bounds.isEmpty) None else Some(bounds.map(b => b._1 -> b._2._2).toMap),
+      numRecords = Some(md.getNumDocs),
+      hasFooterOffsets = true,
+      footerStartOffset = Some(md.getFooterStartOffset),
+      footerEndOffset = Some(md.getFooterEndOffset),
+      numMergeOps = Some(0),
+      docMappingJson = Option(md.getDocMappingJson),
+      uncompressedSizeBytes = Some(md.getUncompressedSizeBytes),
+      companionSourceFiles = Some(group.files.map(_.path)),
+      companionFastFieldMode = Some(spec.fastFieldMode)
+    )
+  }
+
+  /**
+   * A column's (min, max) as the log records them (see [[io.indextables.spark.stats.SplitStatistics]]),
+   * None when the split holds no non-null value of it.
+   */
+  private def minMax(dt: DataType, s: ColumnStatistics, truncateAt: Int)
+      : Option[(String, String)] = {
+    def both[T](min: T, max: T)(show: T => String) =
+      for (lo <- Option(min); hi <- Option(max)) yield (show(lo), show(hi))
+    def plain(d: String) = new java.math.BigDecimal(d).toPlainString
+    def finite(d: java.lang.Double) = if (d == null || d.isNaN || d.isInfinite) null else d
+    dt match {
+      case StringType => both(s.getMinString, s.getMaxString)(_.take(truncateAt))
+      case IntegerType | LongType => both(s.getMinLong, s.getMaxLong)(_.toString)
+      case DoubleType =>
+        both(finite(s.getMinDouble), finite(s.getMaxDouble))(d => plain(d.toString))
+      case FloatType =>
+        both(finite(s.getMinDouble), finite(s.getMaxDouble))(d => plain(d.floatValue.toString))
+      case TimestampType =>
+        both(s.getMinTimestampMicros, s.getMaxTimestampMicros)(m =>
+          StatsValues.formatTimestamp(m.longValue))
+      case DateType =>
+        both(s.getMinTimestampMicros, s.getMaxTimestampMicros)(m =>
+          LocalDate.ofEpochDay(Math.floorDiv(m.longValue, 86400000000L)).toString)
+      case _ => None
+    }
+  }
+}

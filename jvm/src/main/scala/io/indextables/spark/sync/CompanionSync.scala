@@ -1,0 +1,293 @@
+package io.indextables.spark.sync
+
+import java.util.UUID
+
+import scala.util.Try
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.types.{DataType, StructType}
+import org.slf4j.LoggerFactory
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction._
+import io.indextables.spark.util.SerializableHadoopConf
+
+/**
+ * What one build did (or, for a dry run, would do).
+ *
+ * @param status `success`, `no_action` (the index already holds every file) or `dry_run`
+ * @param version the version committed, if any
+ */
+final case class SyncResult(
+    status: String,
+    indexPath: String,
+    sourcePath: String,
+    splitsCreated: Int,
+    splitsInvalidated: Int,
+    filesIndexed: Int,
+    bytesIndexed: Long,
+    splitBytes: Long,
+    version: Option[Long],
+    message: String)
+
+/**
+ * Builds or brings up to date a companion index of a [[CompanionSource]], from the driver: lists
+ * the source, plans against the index's live splits ([[SyncPlanner]]: new files are indexed,
+ * splits a file of which is gone are removed, their remaining files indexed again), indexes the
+ * groups in one Spark job, a task per group ([[CompanionIndexer]]), and commits the result as
+ * one version. The first build creates the index: the companion protocol feature, the source's
+ * schema (data columns, then partition columns), and upstream's `indextables.companion.*` keys,
+ * the source root among them.
+ *
+ * The commit is rebuilt on the newest snapshot at every attempt; a concurrent commit that
+ * removed a split this build removes, or added a split over a file it indexed (another build),
+ * fails it with `INDEXTABLES_COMPANION_BUILD_CONFLICT`, its splits deleted, so no row is ever
+ * indexed twice. One call per build.
+ */
+object CompanionSync {
+
+  private val logger = LoggerFactory.getLogger(getClass)
+
+  val Operation: String = "BUILD COMPANION"
+
+  /**
+   * @param log        the index's transaction log (it may not exist yet)
+   * @param hadoopConf the session's Hadoop configuration with the storage settings
+   * @param statsTruncateAt the longest string the log's min/max statistics keep
+   */
+  def run(
+      spark: SparkSession,
+      log: TransactionLog,
+      source: CompanionSource,
+      request: CompanionBuildRequest,
+      hadoopConf: Configuration,
+      statsTruncateAt: Int): SyncResult = {
+    val start = System.currentTimeMillis()
+    val index = log.tablePath.toString
+    val base = if (log.exists) Some(log.snapshot()) else None
+    base.foreach(checkTarget(index, source, _))
+    checkOutside(index, log.tablePath, source.root)
+    val listing = source.list()
+    val timeZone = spark.sessionState.conf.sessionLocalTimeZone
+    val recordedSchema =
+      base.map(s => DataType.fromJson(s.metadata.schemaString).asInstanceOf[StructType])
+    val partitions = listing.partitionSchema
+    val dataSchema = recordedSchema match {
+      case Some(recorded) =>
+        val data =
+          StructType(recorded.filterNot(f => base.get.metadata.partitionColumns.contains(f.name)))
+        val found = StructType(data ++ partitions)
+        if (base.get.metadata.partitionColumns != partitions.fieldNames.toSeq ||
+          !ParquetFooters.sameColumns(found, recorded)) {
+          throw IndexTablesErrors.companionSchemaChanged(
+            index,
+            new Path(source.root, listing.files.head.path).toString,
+            recorded,
+            found)
+        }
+        data
+      // Every column nullable, as spark.read.parquet reads the same files.
+      case None => ParquetFooters.asNullable(source.dataSchemaOf(listing.files.head))
+    }
+    val inScope = request.where.map(PartitionScope.parse(spark, _, partitions, timeZone))
+      .getOrElse((_: Map[String, String]) => true)
+    val indexing = CompanionIndexing.resolve(
+      source.root.toString,
+      index,
+      dataSchema,
+      partitions,
+      request,
+      base.map(_.metadata.configuration))
+    val plan = SyncPlanner.plan(
+      listing.files.filter(f => inScope(f.partitionValues)),
+      base.map(_.allFiles).getOrElse(Nil),
+      inScope,
+      request.targetInputSize)
+    // One footer read on the driver, so a changed schema fails before any task starts.
+    plan.files.headOption.foreach { f =>
+      val found = source.dataSchemaOf(f)
+      if (!ParquetFooters.sameColumns(found, dataSchema)) throw IndexTablesErrors
+        .companionSchemaChanged(index, new Path(source.root, f.path).toString, dataSchema, found)
+    }
+    def result(status: String, version: Option[Long], adds: Seq[AddAction], message: String) =
+      SyncResult(
+        status,
+        index,
+        source.root.toString,
+        if (status == "dry_run") plan.groups.size else adds.size,
+        plan.removed.size,
+        plan.files.size,
+        plan.files.map(_.size).sum,
+        adds.map(_.size).sum,
+        version,
+        s"$message in ${System.currentTimeMillis() - start} ms"
+      )
+    val summary = s"${plan.files.size} Parquet files in ${plan.groups.size} splits to index, " +
+      s"${plan.removed.size} splits whose files are gone to remove, ${plan.kept.size} kept"
+    if (request.dryRun) return result("dry_run", None, Nil, s"dry run: $summary")
+    if (plan.groups.isEmpty && plan.removed.isEmpty) {
+      return result(
+        "no_action",
+        None,
+        Nil,
+        s"the index is up to date with ${plan.kept.size} splits")
+    }
+    val spec = IndexTaskSpec(
+      index,
+      source.root.toString,
+      new SerializableHadoopConf(hadoopConf),
+      dataSchema,
+      partitions.fieldNames.toSeq,
+      indexing.fields,
+      indexing.excluded,
+      indexing.fastFieldMode,
+      request.heapSize,
+      statsTruncateAt
+    )
+    val outcomes = indexAll(spark, spec, plan.groups, s"$Operation $index over ${source.root}")
+    val adds = outcomes.collect { case i: IndexOutcome.Indexed => i.add }
+    outcomes.collectFirst { case f: IndexOutcome.Failed => f }.foreach { f =>
+      delete(log, hadoopConf, adds)
+      throw f.error
+    }
+    val version =
+      try commit(log, base, source, dataSchema, partitions, indexing, plan, adds, request)
+      catch {
+        case e: Throwable =>
+          delete(log, hadoopConf, adds)
+          throw e
+      }
+    logger.info(s"$Operation of $index: $summary; committed version $version")
+    result("success", Some(version), adds, summary)
+  }
+
+  private def indexAll(
+      spark: SparkSession,
+      spec: IndexTaskSpec,
+      groups: Seq[IndexGroup],
+      description: String): Seq[IndexOutcome] =
+    if (groups.isEmpty) Nil
+    else {
+      val sc = spark.sparkContext
+      sc.setJobDescription(s"$description: ${groups.size} splits")
+      try sc.parallelize(groups, groups.size).map(CompanionIndexer.index(spec, _)).collect().toSeq
+      finally sc.setJobDescription(null)
+    }
+
+  /** An existing index must be a companion index of this very source. */
+  private def checkTarget(index: String, source: CompanionSource, snap: Snapshot): Unit =
+    snap.metadata.configuration.get(TableLayout.SourceTablePathKey) match {
+      case None => throw IndexTablesErrors.companionTargetMismatch(
+          index,
+          "it holds an IndexTables table that is not a companion index of external Parquet " +
+            "files; give a new location")
+      case Some(root) if new Path(root) != source.root =>
+        throw IndexTablesErrors
+          .companionTargetMismatch(
+            index,
+            s"it is the companion index of $root, not of ${source.root}")
+      case _ =>
+    }
+
+  /** The index must not lie among the source's files, where a build would find its splits. */
+  private def checkOutside(index: String, indexRoot: Path, sourceRoot: Path): Unit = {
+    val i = indexRoot.toUri
+    val s = sourceRoot.toUri
+    val prefix = s.getPath.stripSuffix("/") + "/"
+    val sameFs = i.getScheme == s.getScheme && i.getAuthority == s.getAuthority
+    val inside = sameFs && (i.getPath.stripSuffix("/") == s.getPath.stripSuffix("/") ||
+      (i.getPath.startsWith(prefix) &&
+        !ParquetDirectorySource.hidden(i.getPath.substring(prefix.length))))
+    if (inside) throw IndexTablesErrors.companionTargetMismatch(
+      index,
+      s"it lies inside the source directory $sourceRoot; put it elsewhere, or in a directory " +
+        "whose name starts with _")
+  }
+
+  private[sync] def commit(
+      log: TransactionLog,
+      base: Option[Snapshot],
+      source: CompanionSource,
+      dataSchema: StructType,
+      partitions: StructType,
+      indexing: CompanionIndexing,
+      plan: SyncPlan,
+      adds: Seq[AddAction],
+      request: CompanionBuildRequest): Long = {
+    val index = log.tablePath.toString
+    def conflict(detail: String) = IndexTablesErrors.companionBuildConflict(index, detail)
+    val parameters = Map(
+      "source" -> source.root.toString,
+      "sourceFormat" -> source.format,
+      "targetInputSize" -> request.targetInputSize.toString) ++
+      request.where.map("where" -> _)
+    val metrics = Map(
+      "numFiles" -> adds.size.toString,
+      "numRemovedFiles" -> plan.removed.size.toString,
+      "numSourceFiles" -> plan.files.size.toString,
+      "numOutputRows" -> adds.flatMap(_.numRecords).sum.toString,
+      "numOutputBytes" -> adds.map(_.size).sum.toString
+    )
+    // Schema deduplication, as writes do: each distinct doc mapping is stored once.
+    val withRefs = adds.map(a =>
+      a.docMappingJson.fold(a)(json =>
+        a.copy(docMappingJson = None, docMappingRef = Some(SchemaHash.compute(json)))))
+    val registry = adds.flatMap(a =>
+      a.docMappingJson.map(json => SchemaHash.registryKey(SchemaHash.compute(json)) -> json)).toMap
+    val ours = adds.flatMap(_.companionSourceFiles.getOrElse(Nil)).toSet
+    log.startTransaction().commit(Operation, parameters, metrics) { current =>
+      (base, current) match {
+        case (None, Some(_)) => throw conflict("another build created the index meanwhile")
+        case (Some(_), None) => throw conflict("the index's log is gone")
+        case _ =>
+      }
+      current.foreach { cur =>
+        val live = cur.allFiles
+        val livePaths = live.map(_.path).toSet
+        plan.removed.find(r => !livePaths.contains(r.path)).foreach { r =>
+          throw conflict(s"split ${r.path}, which this build removes, was removed")
+        }
+        val known = base.toSeq.flatMap(_.allFiles).map(_.path).toSet
+        live.find(a =>
+          !known.contains(a.path) && a.companionSourceFiles.exists(_.exists(ours))).foreach { a =>
+          throw conflict(s"split ${a.path} indexes files this build indexed")
+        }
+      }
+      val now = System.currentTimeMillis()
+      val removes = plan.removed.map(r =>
+        RemoveAction(r.path, Some(now), dataChange = true, Some(r.partitionValues), Some(r.size)))
+      val header = current match {
+        case None =>
+          val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++
+            indexing.configuration ++ registry ++ Map(
+              "indextables.companion.sourceFormat" -> source.format,
+              TableLayout.SourceTablePathKey -> source.root.toString)
+          Seq(
+            TableFeatures.protocolWith(TableLayout.Companion.features),
+            MetadataAction(
+              id = UUID.randomUUID().toString,
+              schemaString = StructType(dataSchema ++ partitions).json,
+              partitionColumns = partitions.fieldNames.toSeq,
+              configuration = configuration,
+              createdTime = Some(now)
+            )
+          )
+        case Some(snap) =>
+          val missing = registry.filterNot(e => snap.metadata.configuration.contains(e._1))
+          if (missing.isEmpty) Nil
+          else Seq(snap.metadata.copy(configuration = snap.metadata.configuration ++ missing))
+      }
+      header ++ removes ++ withRefs
+    }
+  }
+
+  /** Deletes splits no commit references; a failure only leaves an orphan for PURGE. */
+  private def delete(log: TransactionLog, conf: Configuration, adds: Seq[AddAction]): Unit =
+    if (adds.nonEmpty) {
+      val store = LogStore.forPath(log.tablePath, conf)
+      adds.foreach(a => Try(store.delete(new Path(log.tablePath, a.path))))
+    }
+}

@@ -1,0 +1,66 @@
+package io.indextables.spark.sync
+
+import java.io.{ByteArrayInputStream, IOException}
+import java.nio.{ByteBuffer, ByteOrder}
+import java.nio.charset.StandardCharsets
+
+import scala.collection.JavaConverters._
+import scala.util.Try
+
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.format.converter.ParquetMetadataConverter
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetToSparkSchemaConverter}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, Metadata, StructType}
+
+import io.indextables.spark.storage.LogStore
+
+/**
+ * Reads what a Parquet file's footer says, through a [[LogStore]] (two ranged reads, wherever the
+ * file lives): its Spark schema, as Spark's Parquet source derives it (the schema Spark recorded
+ * in the footer, else the Parquet types converted with Spark's defaults), and its row count.
+ * Stateless; runs on the driver and on executors.
+ */
+object ParquetFooters {
+  private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
+
+  /** One file's footer: its data columns and rows. */
+  final case class Footer(schema: StructType, rows: Long)
+
+  /** The footer of the Parquet file at `path`, `length` bytes long. */
+  def read(store: LogStore, path: Path, length: Long): Footer = {
+    if (length < 12) throw new IOException(s"$path is not a Parquet file: it is $length bytes")
+    val tail = store.readRange(path, length - 8, 8)
+    if (!java.util.Arrays.equals(tail.drop(4), Magic)) {
+      throw new IOException(s"$path is not a Parquet file: it does not end with PAR1")
+    }
+    val footerLength = ByteBuffer.wrap(tail, 0, 4).order(ByteOrder.LITTLE_ENDIAN).getInt
+    if (footerLength <= 0 || footerLength > length - 12) {
+      throw new IOException(s"$path is not a Parquet file: its footer length is $footerLength")
+    }
+    val bytes = store.readRange(path, length - 8 - footerLength, footerLength)
+    val metadata = new ParquetMetadataConverter().readParquetMetadata(
+      new ByteArrayInputStream(bytes),
+      ParquetMetadataConverter.NO_FILTER)
+    val file = metadata.getFileMetaData
+    val recorded = Option(file.getKeyValueMetaData.get(ParquetReadSupport.SPARK_METADATA_KEY))
+      .flatMap(json => Try(DataType.fromJson(json)).toOption)
+      .collect { case s: StructType => s }
+    val schema = recorded.getOrElse(new ParquetToSparkSchemaConverter().convert(file.getSchema))
+    Footer(schema, metadata.getBlocks.asScala.map(_.getRowCount).sum)
+  }
+
+  /** Whether two schemas hold the same columns of the same types, nullability aside. */
+  def sameColumns(a: StructType, b: StructType): Boolean = asNullable(a) == asNullable(b)
+
+  /** `schema` with every column nullable, as Spark's file sources read a file's columns. */
+  def asNullable(schema: StructType): StructType = nullable(schema).asInstanceOf[StructType]
+
+  private def nullable(dt: DataType): DataType = dt match {
+    case s: StructType =>
+      StructType(s.fields.map(f =>
+        f.copy(dataType = nullable(f.dataType), nullable = true, metadata = Metadata.empty)))
+    case a: ArrayType => ArrayType(nullable(a.elementType), containsNull = true)
+    case m: MapType => MapType(nullable(m.keyType), nullable(m.valueType), true)
+    case other => other
+  }
+}

@@ -1,0 +1,61 @@
+package io.indextables.spark.sync
+
+import io.indextables.spark.transaction.AddAction
+
+/** The files of one partition that one task indexes into one split. */
+final case class IndexGroup(id: Int, partitionValues: Map[String, String], files: Seq[SourceFile]) {
+  def bytes: Long = files.map(_.size).sum
+}
+
+/**
+ * What one build does to the index.
+ *
+ * @param kept    live splits whose files are all still in the source, or that lie outside the
+ *                WHERE clause: they stay
+ * @param removed live splits a file of which is gone from the source
+ * @param groups  the source files no kept split indexes (new files, and the remaining files of
+ *                removed splits), in groups of one partition
+ */
+final case class SyncPlan(kept: Seq[AddAction], removed: Seq[AddAction], groups: Seq[IndexGroup]) {
+  def files: Seq[SourceFile] = groups.flatMap(_.files)
+}
+
+/** Plans a build from the source's files and the index's live splits. Pure. */
+object SyncPlanner {
+
+  /**
+   * @param files   the source's files the build may index (those the WHERE clause admits)
+   * @param live    the index's live splits
+   * @param inScope whether the WHERE clause admits a partition (its values as the log records
+   *                them): a split outside it stays whatever happened to its files
+   * @param targetInputSize the most bytes of Parquet a group holds, unless one file is bigger
+   */
+  def plan(
+      files: Seq[SourceFile],
+      live: Seq[AddAction],
+      inScope: Map[String, String] => Boolean,
+      targetInputSize: Long): SyncPlan = {
+    val present = files.map(_.path).toSet
+    val (candidates, outside) = live.partition(a => inScope(a.partitionValues))
+    val (kept, removed) =
+      candidates.partition(_.companionSourceFiles.getOrElse(Nil).forall(present.contains))
+    val indexed = (kept ++ outside).flatMap(_.companionSourceFiles.getOrElse(Nil)).toSet
+    val todo = files.filterNot(f => indexed.contains(f.path))
+    val byPartition = todo.groupBy(_.partitionValues).toSeq.map(_._2.sortBy(_.path))
+      .sortBy(_.head.path)
+    val packed = byPartition.flatMap(pack(_, targetInputSize))
+    SyncPlan(
+      kept ++ outside,
+      removed,
+      packed.zipWithIndex.map { case (fs, i) => IndexGroup(i, fs.head.partitionValues, fs) })
+  }
+
+  /** Consecutive files up to `target` bytes a group; a bigger file is a group of its own. */
+  private def pack(files: Seq[SourceFile], target: Long): Seq[Seq[SourceFile]] =
+    files.foldLeft(Vector.empty[Vector[SourceFile]]) { (groups, f) =>
+      groups.lastOption match {
+        case Some(g) if g.map(_.size).sum + f.size <= target => groups.init :+ (g :+ f)
+        case _ => groups :+ Vector(f)
+      }
+    }
+}
