@@ -20,6 +20,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.core.{CatalogEntry, IndexTables4SparkTable, IndexTables4SparkTableProvider, TableLogResolver}
 import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction.TransactionLog
 import io.indextables.spark.transaction.Snapshot
 
 /**
@@ -237,6 +238,11 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
       LogStore.forPath(root, spark.sessionState.newHadoopConfWithOptions(options.hadoopOptions))
     if (store.exists(root) || store.list(root).nonEmpty)
       store.listRecursively(root).foreach(f => store.delete(f.path))
+    // A table created again at the same location must not be read from the dropped one's state.
+    TransactionLog.invalidate(
+      location,
+      spark.sessionState.newHadoopConfWithOptions(options.hadoopOptions))
+    ()
   }
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table =

@@ -140,7 +140,8 @@ object BuildCompanionCommand {
           m,
           CompanionBuildRequest.DefaultFastFieldMode + " (HYBRID and PARQUET_ONLY are not " +
             "offered yet: tantivy4java 0.31.0's decoding of fast fields from Parquet answered " +
-            "some filters wrongly)"))
+            "some filters wrongly)"
+        ))
     }
     def size(clause: String, value: String, min: Long) =
       ConfEntry.parseBytes(value).filter(_ >= min).getOrElse(
