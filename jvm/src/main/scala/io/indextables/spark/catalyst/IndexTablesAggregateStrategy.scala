@@ -8,7 +8,8 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.{IndexTables4SparkDriverScan, IndexTables4SparkLogScan, IndexTables4SparkScan}
+import io.indextables.spark.read.IndexTables4SparkScan
+import io.indextables.spark.read.aggregate.{IndexTables4SparkDriverScan, IndexTables4SparkLogScan}
 
 /**
  * A planner strategy for aggregates over IndexTables scans, run before Spark's own:

@@ -12,16 +12,17 @@ import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetUtils, ParquetWriteSupport}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetPartitionReaderFactory
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.sources.{Filter, IsNotNull}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.storage.{LocalSplitCache, LogStore}
-import io.indextables.spark.transaction.TablePaths
+import io.indextables.spark.transaction.{TableLayout, TablePaths}
 
 /** One Parquet file of a companion table to read, with its split's partition values. */
 final case class CompanionParquetFile(
@@ -119,6 +120,70 @@ final class CompanionParquetScan(
       (if (nonNull.isEmpty) "" else s"NonNull: [${nonNull.mkString(", ")}], ") +
       s"Splits: ${groups.flatMap(_.files.map(_.split)).distinct.size}/$totalSplits, " +
       s"Tasks: ${groups.size}, Files: ${groups.map(_.files.size).sum}"
+}
+
+private[read] object CompanionParquetScan {
+
+  /**
+   * The Parquet route's scan of the kept splits of `in` (every one of which has Parquet files):
+   * their files grouped into tasks as splits are, with the IS NOT NULL filters pushed (the only
+   * data filters the route takes) applied by the reader.
+   */
+  def plan(in: ScanInputs, reason: String): CompanionParquetScan = {
+    val spark = SparkSession.active
+    val table = in.table
+    val opts = table.opts
+    val parquetFiles = in.kept.flatMap { a =>
+      a.companionSourceFiles.getOrElse(Nil).map { f =>
+        // A path outside the Parquet root fails here, on the driver, before any task starts.
+        TablePaths.resolve(TableLayout.parquetRoot(table.snapshot), f)
+        CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords)
+      }
+    }
+    val partitionNames = table.partitionColumns.toSet
+    val required = in.required
+    val readData = StructType(required.fields.filterNot(f => partitionNames.contains(f.name)))
+    val readPartitions =
+      StructType(table.partitionColumns.flatMap(c => required.find(_.name == c)))
+    val dataSchema =
+      StructType(table.schema.fields.filterNot(f => partitionNames.contains(f.name)))
+    val byPath = parquetFiles.map(f => f.path -> f).toMap
+    val groups = SplitGroups.of(
+      parquetFiles.map(f =>
+        SplitInputPartition(
+          f.path,
+          f.partitionValues,
+          f.numRecords,
+          None,
+          0L,
+          0L,
+          None,
+          hasLongTokens = false)),
+      opts.get(IndexTablesConf.SplitsPerTask),
+      opts.get(IndexTablesConf.MaxSplitsPerTask),
+      spark.sparkContext.defaultParallelism
+    ).map(g => CompanionParquetGroup(g.splits.map(s => byPath(s.path)), Nil))
+    val nonNull = in.filters.pushed.collect {
+      case IsNotNull(c) if !partitionNames.contains(c) => c
+    }
+    new CompanionParquetScan(
+      table.tablePath,
+      TableLayout.parquetRoot(table.snapshot).toString,
+      table.snapshot.version,
+      groups,
+      in.files.size,
+      dataSchema,
+      readData,
+      readPartitions,
+      in.filters.data,
+      in.filters.pushed,
+      new SerializableConfiguration(
+        spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)),
+      table.timeZone,
+      reason,
+      nonNull.distinct
+    )
+  }
 }
 
 /**

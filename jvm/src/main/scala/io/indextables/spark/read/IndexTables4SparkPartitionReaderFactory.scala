@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
+import io.indextables.spark.read.aggregate.{IndexTables4SparkAggregateReader, PartialAggregator}
+
 /**
  * Serializable factory of the readers of one [[SplitGroup]]: for each of its splits, documents,
  * or the partial rows of a pushed aggregation (one row of empty partials for a global aggregate

@@ -4,12 +4,15 @@ import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionRead
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.filters.MixedBooleanFilter
+import io.indextables.spark.read.aggregate.AggregatePlan
 import io.indextables.spark.transaction.Snapshot
 
 /**
- * An immutable, planned scan: the splits left after pruning, grouped into read tasks, and the
- * query every task runs.
+ * The search route's scan, and the pushed-aggregate route's: the splits left after pruning,
+ * grouped into read tasks, and the query every task runs (and the aggregation it answers).
+ * Immutable.
  * `description` shows what was pushed, so EXPLAIN and the physical plan tell the truth.
  */
 final class IndexTables4SparkScan(
@@ -48,5 +51,30 @@ final class IndexTables4SparkScan(
     s"IndexTablesScan ${plan.tablePath} (version ${snapshot.version}) " +
       s"PushedFilters: [${pushedFilters.mkString(", ")}], $iq${agg}PushedQuery: $query$limit, " +
       s"Splits: ${groups.map(_.splits.size).sum}/$totalSplits, Tasks: ${groups.size}"
+  }
+}
+
+private[read] object IndexTables4SparkScan {
+
+  /** The scan of the kept splits of `in`: a search, or each split's answer to `aggregate`. */
+  def plan(in: ScanInputs, aggregate: Option[AggregatePlan]): IndexTables4SparkScan = {
+    val sc = org.apache.spark.sql.SparkSession.active.sparkContext
+    val opts = in.table.opts
+    val grouped = SplitGroups.of(
+      in.splits(aggregate),
+      opts.get(IndexTablesConf.SplitsPerTask),
+      opts.get(IndexTablesConf.MaxSplitsPerTask),
+      sc.defaultParallelism) match {
+      // A global aggregate over no split still yields its one row (COUNT 0, not NULL).
+      case Seq() if aggregate.exists(_.groupBy.isEmpty) => Seq(SplitGroup(Nil))
+      case gs => gs
+    }
+    new IndexTables4SparkScan(
+      in.readPlan(aggregate),
+      SplitGroups.placed(grouped, SplitPlacement.live(sc)),
+      in.files.size,
+      in.filters.pushed,
+      in.table.mixedFilter,
+      in.table.snapshot)
   }
 }

@@ -2,6 +2,7 @@ package io.indextables.spark.read
 
 import org.apache.spark.sql.types.StructType
 
+import io.indextables.spark.read.aggregate.AggregatePlan
 import io.indextables.spark.schema.IndexedField
 import io.indextables.spark.util.SerializableHadoopConf
 

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.conf.Configuration
 
 import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.read.TermsWithMissing
+import io.indextables.spark.read.aggregate.TermsWithMissing
 import io.indextables.spark.transaction.TransactionLog
 import io.indextables.tantivy4java.aggregation._
 import io.indextables.tantivy4java.split._
@@ -35,7 +35,7 @@ import io.indextables.tantivy4java.split._
  * [--threads 2] [--runs 10] [--warmup 3]. Writes each query's median seconds and groups.
  */
 object AggregateCeiling {
-  private val NullKey = io.indextables.spark.read.IndexTables4SparkAggregateReader.NullKey
+  private val NullKey = io.indextables.spark.read.aggregate.IndexTables4SparkAggregateReader.NullKey
 
   private final case class Split(searcher: SplitSearcher, tsMin: Option[Long], tsMax: Option[Long])
 

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.read.aggregate.{AggregatePlan, GroupColumn}
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 

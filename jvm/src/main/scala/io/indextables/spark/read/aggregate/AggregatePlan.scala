@@ -1,9 +1,10 @@
-package io.indextables.spark.read
+package io.indextables.spark.read.aggregate
 
 import org.apache.spark.sql.connector.expressions.{NamedReference, UserDefinedScalarFunc}
 import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Count, CountStar, Max, Min, Sum}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.read.{Bucket, DateHistogramBucket, HistogramBucket, RangeBucket}
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 
 /**

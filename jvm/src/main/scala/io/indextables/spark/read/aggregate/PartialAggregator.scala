@@ -1,10 +1,10 @@
-package io.indextables.spark.read
+package io.indextables.spark.read.aggregate
 
 import scala.collection.mutable
 
 import org.apache.spark.sql.types.{DateType, DoubleType, FloatType, IntegerType, LongType}
 
-import io.indextables.spark.read.PushedMetric._
+import io.indextables.spark.read.aggregate.PushedMetric._
 
 /**
  * Folds rows into the partial values of a pushed aggregation, group by group, with Spark's own
@@ -36,13 +36,9 @@ final class PartialAggregator(metrics: Seq[PushedMetric]) {
     case CountOf(_) => if (v == null) acc else acc.asInstanceOf[Long] + 1
     case _ if v == null => acc
     case SumOf(_, t) if PushedMetric.isIntegral(t) =>
-      val x = PartialAggregator.asLong(v)
-      if (acc == null) x else acc.asInstanceOf[Long] + x
-    case SumOf(_, _) =>
-      val x = PartialAggregator.asDouble(v)
-      if (acc == null) x else acc.asInstanceOf[Double] + x
-    case MinOf(_, t) => if (acc == null || PartialAggregator.compare(t, v, acc) < 0) v else acc
-    case MaxOf(_, t) => if (acc == null || PartialAggregator.compare(t, v, acc) > 0) v else acc
+      PartialAggregator.combine(m, acc, PartialAggregator.asLong(v))
+    case SumOf(_, _) => PartialAggregator.combine(m, acc, PartialAggregator.asDouble(v))
+    case _ => PartialAggregator.combine(m, acc, v)
   }
 }
 
@@ -53,6 +49,23 @@ object PartialAggregator {
     case CountAll | CountOf(_) => 0L: Any
     case _ => null
   }.toArray
+
+  /**
+   * Two partial values of metric `m` as one, with Spark's semantics: a NULL partial (no value)
+   * yields the other; counts and sums add, MIN and MAX keep Spark's smaller or larger. The one
+   * place partials combine: a split's rows fold through it, and the driver merges the splits'
+   * partials through it.
+   */
+  def combine(m: PushedMetric, a: Any, b: Any): Any =
+    if (a == null) b
+    else if (b == null) a
+    else m match {
+      case CountAll | CountOf(_) => a.asInstanceOf[Long] + b.asInstanceOf[Long]
+      case SumOf(_, t) if PushedMetric.isIntegral(t) => a.asInstanceOf[Long] + b.asInstanceOf[Long]
+      case SumOf(_, _) => a.asInstanceOf[Double] + b.asInstanceOf[Double]
+      case MinOf(_, t) => if (compare(t, b, a) < 0) b else a
+      case MaxOf(_, t) => if (compare(t, b, a) > 0) b else a
+    }
   private def asLong(v: Any): Long = v match {
     case i: Int => i.toLong
     case l: Long => l

@@ -1,4 +1,4 @@
-package io.indextables.spark.read
+package io.indextables.spark.read.aggregate
 
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions}
 import org.apache.spark.sql.connector.expressions.aggregate._
@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.indextables.spark.read.PushedMetric._
+import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 
 /** Which aggregations a split answers, and the partial values it computes from rows. */

@@ -1,4 +1,4 @@
-package io.indextables.spark.read
+package io.indextables.spark.read.aggregate
 
 import java.time.Instant
 
@@ -13,8 +13,9 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.indextables.spark.read.{DateHistogramBucket, HistogramBucket, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, RangeBucket, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.PushedMetric._
+import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.IndexKind

@@ -1,4 +1,4 @@
-package io.indextables.spark.read
+package io.indextables.spark.read.aggregate
 
 import java.time.LocalDate
 
@@ -6,9 +6,10 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar, Max, Min}
-import org.apache.spark.sql.connector.read.LocalScan
+import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.read.ScanInputs
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.AddAction
@@ -35,6 +36,11 @@ final case class LogAggregate(
     s"PushedAggregation: [${aggs.mkString(", ")}], PushedGroupBy: [${groupBy.mkString(", ")}], " +
       "AnsweredFromLog: true"
   }
+
+  /** The log-answered route's scan: the final rows, returned by the driver (no task). */
+  private[read] def scan(in: ScanInputs): Scan = new IndexTables4SparkLogScan(
+    this,
+    s"${in.header}, $describe, Splits: ${in.kept.size}/${in.files.size}, Tasks: 0")
 }
 
 object LogAggregate {
@@ -132,7 +138,7 @@ object LogAggregate {
 
 /**
  * The scan of an aggregation the log answered: its rows are already final, and Spark plans it
- * as a local relation (with the extensions, [[io.indextables.spark.read.LogAggregate]]'s rows
+ * as a local relation (with the extensions, [[LogAggregate]]'s rows
  * are returned by the driver without a task). `description` says what was pushed.
  */
 final class IndexTables4SparkLogScan(val answer: LogAggregate, desc: String) extends LocalScan {

@@ -1,0 +1,164 @@
+package io.indextables.spark.read
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
+import org.apache.spark.sql.connector.read.Scan
+import org.apache.spark.sql.sources.IsNotNull
+import org.apache.spark.sql.types.{StringType, StructType}
+
+import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.read.aggregate.{AggregatePlan, DriverAggregate, LogAggregate}
+import io.indextables.spark.transaction.{AddAction, TableLayout, TablePaths}
+import io.indextables.spark.util.SerializableHadoopConf
+
+/**
+ * How one scan reads the table: the one family of read routes, chosen in one place
+ * ([[ReadRoute.decide]]) once Spark has offered the scan builder its filters, columns, LIMIT
+ * and aggregation. Each route builds its own Scan, in its own file:
+ *  - [[ReadRoute.Search]]: tasks search the splits and fetch the matching rows
+ *    ([[IndexTables4SparkScan]]);
+ *  - [[ReadRoute.Parquet]]: a companion table's scan with nothing for the index to do reads
+ *    the Parquet files with Spark's vectorized reader ([[CompanionParquetScan]]);
+ *  - the aggregate routes ([[ReadRoute.AggregateRoute]], in `read/aggregate/`): answered from
+ *    the log's statistics, answered by the splits on the driver, or pushed to the splits'
+ *    tasks.
+ */
+private[read] sealed trait ReadRoute {
+  def scan(in: ScanInputs): Scan
+}
+
+private[read] object ReadRoute {
+
+  /** Tasks search the splits with the pushed query and return the matching rows. */
+  case object Search extends ReadRoute {
+    def scan(in: ScanInputs): Scan = IndexTables4SparkScan.plan(in, None)
+  }
+
+  /** A companion table's Parquet files, read by Spark's reader; `reason` shows in EXPLAIN. */
+  final case class Parquet(reason: String) extends ReadRoute {
+    def scan(in: ScanInputs): Scan = CompanionParquetScan.plan(in, reason)
+  }
+
+  /** A route that answers Spark's `aggregation` (so Spark does not aggregate the rows). */
+  sealed trait AggregateRoute extends ReadRoute {
+    def aggregation: Aggregation
+  }
+
+  /** Answered completely from the log's record counts and statistics: no task runs. */
+  final case class LogAnswered(answer: LogAggregate) extends AggregateRoute {
+    def aggregation: Aggregation = answer.aggregation
+    def scan(in: ScanInputs): Scan = answer.scan(in)
+  }
+
+  /** Answered completely by the few kept splits' aggregations, run on the driver: no job runs. */
+  final case class DriverAnswered(answer: DriverAggregate) extends AggregateRoute {
+    def aggregation: Aggregation = answer.aggregation
+    def scan(in: ScanInputs): Scan = answer.scan(in)
+  }
+
+  /** Each split's task answers `plan` with partial rows, which Spark merges. */
+  final case class PushedAggregate(aggregation: Aggregation, plan: AggregatePlan)
+      extends AggregateRoute {
+    def scan(in: ScanInputs): Scan = IndexTables4SparkScan.plan(in, Some(plan))
+  }
+
+  /**
+   * The route of a scan: an aggregation's route when one was taken; else for a companion table
+   * with nothing for the index to do, the Parquet files, when every kept split has them and
+   * the scan reads the columns of its pushed IS NOT NULL filters (which the Parquet route
+   * applies itself); else a search.
+   */
+  def decide(in: ScanInputs, aggregate: Option[AggregateRoute]): ReadRoute =
+    aggregate.getOrElse {
+      in.filters.parquetReason.filter { _ =>
+        // A split holding its own rows (which no companion table should have) is read by the
+        // search route, where no row is left out.
+        in.nonNullRead && in.kept.forall(_.companionSourceFiles.exists(_.nonEmpty))
+      }.map(Parquet).getOrElse(Search)
+    }
+}
+
+/**
+ * Everything a route plans its scan from: the table, what the filters came to, the columns
+ * Spark asked for and a pushed LIMIT. Immutable.
+ */
+private[read] final case class ScanInputs(
+    table: ScanTable,
+    filters: FilterPushdown,
+    required: StructType,
+    limit: Option[Int]) {
+
+  def files: Seq[AddAction] = filters.files
+  def kept: Seq[AddAction] = filters.kept
+  private def snapshot = table.snapshot
+
+  /** The start of every route's description: the table, its version and the pushed filters. */
+  def header: String =
+    s"IndexTablesScan ${table.tablePath} (version ${snapshot.version}) " +
+      s"PushedFilters: [${filters.pushed.mkString(", ")}]"
+
+  /** Whether the scan reads every column its pushed IS NOT NULL filters name. */
+  def nonNullRead: Boolean = filters.pushed.forall {
+    case IsNotNull(c) => table.partitionColumns.contains(c) || required.fieldNames.contains(c)
+    case _ => true
+  }
+
+  /** The kept splits as read tasks take them, for a search or `aggregate`. */
+  def splits(aggregate: Option[AggregatePlan]): Seq[SplitInputPartition] = {
+    // The string columns a pushed aggregation groups by: their log minimums go to the splits.
+    val stringGroups = aggregate.toSeq.flatMap(_.dataGroups)
+      .filter(g => g.bucket.isEmpty && g.dataType == StringType).map(_.name)
+    kept.map { a =>
+      // A path outside the table fails here, on the driver, before any task starts.
+      TablePaths.resolve(snapshot.tablePath, a.path)
+      SplitInputPartition(
+        a.path,
+        a.partitionValues,
+        a.numRecords,
+        Some(a.size),
+        a.footerStartOffset.getOrElse(0L),
+        a.footerEndOffset.getOrElse(0L),
+        snapshot.docMappingFor(a),
+        table.hasLongTokens(a),
+        filters.variants.ofSplit(a.path),
+        stringGroups.flatMap(c => a.minValues.flatMap(_.get(c)).map(c -> _)).toMap,
+        companionFiles = a.companionSourceFiles.getOrElse(Nil)
+      )
+    }
+  }
+
+  /** What every task (or the driver) of a search or of `aggregate` shares. */
+  def readPlan(aggregate: Option[AggregatePlan]): ReadPlan = {
+    val spark = SparkSession.active
+    val opts = table.opts
+    val readVariants = filters.variants.schemas.zip(filters.translations).map {
+      case ((schema, _), (q, noTokens)) =>
+        ReadVariant(
+          q,
+          noTokens,
+          if (aggregate.isDefined) Nil
+          // As Spark asked for each column: a struct may come pruned to the fields it needs.
+          else required.fields.toSeq.flatMap(f =>
+            schema.field(f.name).map(_.copy(dataType = f.dataType))).filter(_.stored)
+        )
+    }
+    ReadPlan(
+      tablePath = table.tablePath,
+      hadoopConf =
+        new SerializableHadoopConf(spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)),
+      readSchema = aggregate.map(_.schema).getOrElse(required),
+      partitionSchema = StructType(table.partitionColumns.map(c => table.schema(c))),
+      timeZone = table.timeZone,
+      variants = readVariants,
+      limit = limit,
+      batchSize = opts.get(IndexTablesConf.ReadBatchSize),
+      cacheMaxSize = opts.get(IndexTablesConf.CacheMaxSize),
+      queryCache = opts.get(IndexTablesConf.QueryCacheEnabled),
+      aggregate = aggregate,
+      requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown),
+      diskCache = SplitCaches.diskCache(opts),
+      parquetRoot =
+        if (table.companion) Some(TableLayout.parquetRoot(snapshot).toString) else None
+    )
+  }
+}

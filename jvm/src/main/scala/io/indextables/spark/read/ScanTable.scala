@@ -1,0 +1,94 @@
+package io.indextables.spark.read
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StructType
+
+import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
+import io.indextables.spark.filters.{ManifestPruner, MixedBooleanFilter, SplitPruner}
+import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout}
+
+/**
+ * What one scan of a table knows before Spark offers it anything: the table's version, its
+ * schema and partition columns, the read's settings and the IndexQuery tree the Catalyst rule
+ * planned for it. Immutable; made by the scan builder on the driver.
+ *
+ * @param opts        the read's resolved settings; its options also configure file access
+ * @param mixedFilter the IndexQuery tree the Catalyst rule planned for this relation, if any
+ */
+private[read] final case class ScanTable(
+    tablePath: String,
+    snapshot: Snapshot,
+    opts: IndexTablesOptions,
+    mixedFilter: Option[MixedBooleanFilter]) {
+
+  val schema: StructType = TableIndexing.tableSchema(snapshot)
+  val partitionColumns: Seq[String] = snapshot.metadata.partitionColumns
+  val timeZone: String = SparkSession.active.sessionState.conf.sessionLocalTimeZone
+
+  /** Whether the table is of the companion layout: its rows live in Parquet files. */
+  val companion: Boolean = TableLayout.of(snapshot.protocol) == TableLayout.Companion
+
+  /** Partition pruning and min/max data skipping over the log's entries. */
+  val pruner: SplitPruner = new SplitPruner(
+    schema,
+    partitionColumns,
+    timeZone,
+    opts.get(IndexTablesConf.StatsTruncationMaxLength))
+
+  /**
+   * The files of the partitions `filters` may match, and of those the ones min/max statistics
+   * keep. Whole Avro manifests and blocks whose partition bounds rule the read out are never
+   * loaded, and entries of other partitions are skipped as they are decoded.
+   */
+  def candidates(filters: Seq[Filter]): ScanCandidates = {
+    val manifestPruner = new ManifestPruner(schema, partitionColumns)
+    val only = opts.options.collectFirst {
+      case (k, v) if k.equalsIgnoreCase(IndexTablesOptions.OnlySplitsOption) =>
+        v.split("\n").filter(_.nonEmpty).toSet
+    }
+    val files = snapshot.filesMatching(
+      bounds => manifestPruner.mayMatch(bounds, filters),
+      values => pruner.mayMatchPartition(values, filters))
+      .filter(a => only.forall(_.contains(a.path)))
+    ScanCandidates(files, files.filter(a => pruner.mayMatch(a, filters)))
+  }
+
+  /**
+   * The distinct ways the splits `kept` hold the table's columns (from their doc mappings),
+   * each with the union of mappings its IndexQuery is parsed against, and each split's variant.
+   */
+  def variants(kept: Seq[AddAction]): ScanVariants = {
+    val bySplit = kept.map { a =>
+      (a.path, (TableIndexing.forSplit(snapshot, a), snapshot.docMappingFor(a)))
+    }
+    val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
+    val index = distinct.zipWithIndex.toMap
+    // Each variant's own mapping, then the others' fields: an IndexQuery may name a column
+    // some splits lack (see IndexQueryParsing).
+    val all = bySplit.flatMap(_._2._2).distinct
+    val mappings = distinct.map { v =>
+      v -> TableIndexing.union(bySplit.collect { case (_, (w, Some(m))) if w == v => m } ++ all)
+    }
+    ScanVariants(mappings, bySplit.map { case (path, (v, _)) => path -> index(v) }.toMap)
+  }
+
+  def hasLongTokens(a: AddAction): Boolean =
+    a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))
+}
+
+/**
+ * The files a scan's partition filters may match (`files`, what EXPLAIN counts against) and of
+ * those the ones min/max statistics keep (`kept`, what the scan reads).
+ */
+private[read] final case class ScanCandidates(files: Seq[AddAction], kept: Seq[AddAction])
+
+/**
+ * The distinct ways a scan's splits hold the table's columns: each with the doc mapping its
+ * IndexQuery is parsed against, and the variant (an index) of each split.
+ */
+private[read] final case class ScanVariants(
+    schemas: IndexedSeq[(TableIndexSchema, Option[String])],
+    ofSplit: Map[String, Int])
