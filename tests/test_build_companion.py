@@ -271,6 +271,39 @@ def test_a_rerun_indexes_new_files_and_drops_splits_of_deleted_ones(
     assert len(versions(index)) == 3
 
 
+def test_a_source_file_rewritten_in_place_is_refused_then_reindexed(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    source, index = tmp_path / "source", tmp_path / "index"
+    write_parquet(spark, make_rows(200, seed=5), source, partitioned=False, files=2)
+    assert build(spark, source, index, "INDEXING MODES (msg: 'text')").status == "success"
+    target = parquet_files(source)[0]
+    recorded = target.stat().st_size
+    # The same path now holds other rows (and other bytes).
+    other = tmp_path / "other"
+    write_parquet(spark, make_rows(40, seed=6, first_id=5000), other, partitioned=False, files=1)
+    (replacement,) = parquet_files(other)
+    assert replacement.stat().st_size != recorded
+    target.write_bytes(replacement.read_bytes())
+    # Hadoop's checksum of the old bytes would fail Spark's own read of the folder.
+    (target.parent / f".{target.name}.crc").unlink(missing_ok=True)
+
+    # Until the index is rebuilt, reads refuse the file rather than serve rows it never indexed.
+    idx = read_table(spark, str(index))
+    for query in (idx, idx.where(F.col("host") == "host-1")):
+        with pytest.raises(IndexTablesError) as refused:
+            query.collect()
+        assert refused.value.error_class == "INDEXTABLES_COMPANION_FILE_CHANGED"
+        assert target.name in str(refused.value) and str(recorded) in str(refused.value)
+
+    rerun = build(spark, source, index)
+    assert (rerun.status, rerun.splits_invalidated) == ("success", 1)
+    idx, pq = read_table(spark, str(index)), spark.read.parquet(str(source))
+    assert_same_rows(idx, pq)
+    assert_same_rows(idx.where(F.col("id") >= 5000), pq.where(F.col("id") >= 5000))
+    assert idx.where(F.col("id") >= 5000).count() == 40
+
+
 def test_dry_run_reports_and_commits_nothing(spark: SparkSession, tmp_path: Path) -> None:
     source, index = tmp_path / "source", tmp_path / "index"
     write_parquet(spark, make_rows(200, seed=5), source, partitioned=True, files=2)

@@ -150,7 +150,8 @@ def test_a_missing_parquet_file_fails_naming_it(
     assert gone.name in error_text(scan.value)
     with pytest.raises(Exception) as search:
         table.filter(F.col("host") == "host-1").collect()
-    assert gone.name in error_text(search.value) or "parquet" in error_text(search.value)
+    assert "INDEXTABLES_COMPANION_FILE_UNREADABLE" in error_text(search.value)
+    assert gone.name in error_text(search.value)
 
 
 def test_purge_deletes_the_parquet_files_of_replaced_splits(
@@ -222,3 +223,35 @@ def test_the_layout_survives_checkpoints_and_log_cleanup(
         table.filter(F.col("host") == "host-0").groupBy("id").count(),
         rows.filter("host = 'host-0'").groupBy("id").count().selectExpr("id", "count * 3 AS count"),
     )
+
+
+def _replace_with_other_rows(spark: SparkSession, target: Path, tmp_path: Path, n: int) -> None:
+    """Overwrites `target` in place with a Parquet file of `n` other rows of the same schema."""
+    other = tmp_path / "other"
+    (
+        spark.createDataFrame(
+            [(10_000 + i, "host-1", f"intruder {i}") for i in range(n)],
+            "id long, host string, message string",
+        )
+        .coalesce(1)
+        .write.parquet(str(other))
+    )
+    (written,) = sorted(other.glob("*.parquet"))
+    assert written.stat().st_size != target.stat().st_size
+    target.write_bytes(written.read_bytes())
+
+
+def test_a_parquet_file_changed_under_the_table_fails_naming_it(
+    spark: SparkSession, rows: DataFrame, tmp_table: str, tmp_path: Path
+) -> None:
+    write_table(rows.drop("part").coalesce(1), tmp_table, options=COMPANION)
+    (changed,) = _parquet_files(tmp_table)
+    recorded = changed.stat().st_size
+    _replace_with_other_rows(spark, changed, tmp_path, 50)
+    table = read_table(spark, tmp_table)
+    for query in (table, table.filter(F.col("host") == "host-1")):
+        with pytest.raises(Exception) as failed:
+            query.collect()
+        text = error_text(failed.value)
+        assert "INDEXTABLES_COMPANION_FILE_CHANGED" in text
+        assert changed.name in text and str(recorded) in text

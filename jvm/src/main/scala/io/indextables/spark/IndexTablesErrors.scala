@@ -371,6 +371,16 @@ object IndexTablesErrors {
       cause
     )
 
+  def companionFileChanged(file: String, split: String, recorded: Long, found: Long)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_FILE_CHANGED",
+      s"The Parquet file $file that holds the rows of split $split was changed after it was " +
+        s"indexed: it was $recorded bytes, it is $found bytes now. Its rows are not read, " +
+        "because the index no longer describes them; restore the file, or rebuild the index " +
+        "(BUILD INDEXTABLES COMPANION re-indexes a changed source file)."
+    )
+
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
     error(
       "INDEXTABLES_SPLIT_UNREADABLE",

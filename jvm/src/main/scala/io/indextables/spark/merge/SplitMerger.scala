@@ -153,7 +153,12 @@ object SplitMerger {
             if (group.sources.exists(_.companionSourceFiles.isDefined))
               Some(group.sources.flatMap(_.companionSourceFiles.getOrElse(Nil)))
             else None,
-          companionFastFieldMode = first.companionFastFieldMode
+          companionFastFieldMode = first.companionFastFieldMode,
+          // Known only when every source recorded its files' sizes.
+          companionSourceFileSizes =
+            if (group.sources.forall(_.companionSourceFileSizes.isDefined))
+              Some(group.sources.flatMap(_.companionSourceFileSizes.getOrElse(Nil)))
+            else None
         )
       )
     } catch {

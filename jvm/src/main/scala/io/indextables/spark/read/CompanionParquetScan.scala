@@ -29,7 +29,8 @@ final case class CompanionParquetFile(
     path: String,
     split: String,
     partitionValues: Map[String, String],
-    numRecords: Option[Long])
+    numRecords: Option[Long],
+    size: Option[Long] = None)
 
 /** The Parquet files one read task reads, one after the other. */
 final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locations: Seq[String])
@@ -137,7 +138,7 @@ private[read] object CompanionParquetScan {
       a.companionSourceFiles.getOrElse(Nil).map { f =>
         // A path outside the Parquet root fails here, on the driver, before any task starts.
         TablePaths.resolve(TableLayout.parquetRoot(table.snapshot), f)
-        CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords)
+        CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords, a.companionSizes.get(f))
       }
     }
     val partitionNames = table.partitionColumns.toSet
@@ -250,6 +251,13 @@ final class CompanionParquetReaderFactory(
     try {
       val store = LogStore.forPath(path, hadoop)
       val status = store.status(path)
+      file.size.filter(_ != status.length).foreach { recorded =>
+        throw IndexTablesErrors.companionFileChanged(
+          path.toString,
+          file.split,
+          recorded,
+          status.length)
+      }
       val local =
         if (LogStore.isObjectStore(path)) {
           val identity = s"${path}|${status.length}|${status.modificationTime}"

@@ -60,6 +60,7 @@ final case class ReadVariant(
  *
  * @param companionFiles the Parquet files holding the split's rows (companion layout), relative
  *                to the plan's parquetRoot
+ * @param companionSizes the byte size each of `companionFiles` was indexed at, where recorded
  * @param keyMins the log's minimum of each string column a pushed aggregation groups by (none
  *                for other reads): it tells whether a sentinel key is free for NULLs
  */
@@ -74,7 +75,8 @@ final case class SplitInputPartition(
     hasLongTokens: Boolean,
     variant: Int = 0,
     keyMins: Map[String, String] = Map.empty,
-    companionFiles: Seq[String] = Nil) {
+    companionFiles: Seq[String] = Nil,
+    companionSizes: Map[String, Long] = Map.empty) {
 
   /** Whether the split's rows live in Parquet files (the companion layout). */
   def companion: Boolean = companionFiles.nonEmpty

@@ -122,7 +122,8 @@ private[read] final case class ScanInputs(
         table.hasLongTokens(a),
         filters.variants.ofSplit(a.path),
         stringGroups.flatMap(c => a.minValues.flatMap(_.get(c)).map(c -> _)).toMap,
-        companionFiles = a.companionSourceFiles.getOrElse(Nil)
+        companionFiles = a.companionSourceFiles.getOrElse(Nil),
+        companionSizes = a.companionSizes
       )
     }
   }

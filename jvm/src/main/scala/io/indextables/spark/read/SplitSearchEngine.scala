@@ -90,11 +90,27 @@ object SplitSearchEngine {
    * The directory tantivy4java finds a companion split's Parquet files under: the root itself on
    * local disk and S3 (read there by tantivy4java, with the cache manager's credentials); for
    * other stores (Azure, HDFS), which tantivy4java does not reach, a local directory mirroring
-   * the root, holding links to local copies of the split's files.
+   * the root, holding links to local copies of the split's files. Each file whose size the log
+   * recorded is checked against it first: a file changed after it was indexed is refused.
    */
   def parquetRootFor(plan: ReadPlan, split: SplitInputPartition): String = {
     val conf = plan.hadoopConf.value
     val root = LogStore.qualify(new Path(plan.parquetRoot.getOrElse(plan.tablePath)), conf)
+    def check(p: Path, recorded: Option[Long], found: Long): Unit =
+      recorded.filter(_ != found).foreach { r =>
+        throw IndexTablesErrors.companionFileChanged(p.toString, split.path, r, found)
+      }
+    val direct = LogStore.isLocal(root) || LogStore.isS3(root)
+    if (direct) split.companionSizes.foreach { case (f, recorded) =>
+      val p = TablePaths.resolve(root, f)
+      val found =
+        try LogStore.forPath(p, conf).status(p).length
+        catch {
+          case e: Exception =>
+            throw IndexTablesErrors.companionFileUnreadable(p.toString, split.path, e)
+        }
+      check(p, Some(recorded), found)
+    }
     if (LogStore.isLocal(root)) new java.io.File(root.toUri.getPath).getPath
     else if (LogStore.isS3(root)) S3Access.url(root)
     else {
@@ -111,8 +127,10 @@ object SplitSearchEngine {
           val copy =
             try {
               val st = store.status(p)
+              check(p, split.companionSizes.get(f), st.length)
               store.localCopy(p, s"$p|${st.length}|${st.modificationTime}", settings)
             } catch {
+              case e: IndexTablesException => throw e
               case e: Exception =>
                 throw IndexTablesErrors.companionFileUnreadable(p.toString, split.path, e)
             }
@@ -230,13 +248,16 @@ object SplitSearchEngine {
       split.footerStartOffset,
       split.footerEndOffset,
       split.docMappingJson.orNull)
+    // Rows of a companion split are read from its Parquet files, under their root; a file
+    // missing or changed fails here, naming the file.
+    val parquetRoot = if (split.companion) Some(parquetRootFor(plan, split)) else None
     try {
       val manager = cacheManager(plan.cacheMaxSize, checked.s3, plan.diskCache)
       SplitCaches.opened(manager, where)
-      // Rows of a companion split are read from its Parquet files, under their root.
-      if (split.companion)
-        manager.createSplitSearcher(where, metadata, parquetRootFor(plan, split))
-      else manager.createSplitSearcher(where, metadata)
+      parquetRoot match {
+        case Some(root) => manager.createSplitSearcher(where, metadata, root)
+        case None => manager.createSplitSearcher(where, metadata)
+      }
     } catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(where, e) }
   }
 

@@ -218,7 +218,8 @@ object CompanionIndexer {
       docMappingJson = Option(md.getDocMappingJson),
       uncompressedSizeBytes = Some(md.getUncompressedSizeBytes),
       companionSourceFiles = Some(group.files.map(_.path)),
-      companionFastFieldMode = Some(spec.fastFieldMode)
+      companionFastFieldMode = Some(spec.fastFieldMode),
+      companionSourceFileSizes = Some(group.files.map(_.size))
     )
   }
 

@@ -12,7 +12,8 @@ final case class IndexGroup(id: Int, partitionValues: Map[String, String], files
  *
  * @param kept    live splits whose files are all still in the source, or that lie outside the
  *                WHERE clause: they stay
- * @param removed live splits a file of which is gone from the source
+ * @param removed live splits a file of which is gone from the source, or no longer has the size
+ *                it was indexed at
  * @param groups  the source files no kept split indexes (new files, and the remaining files of
  *                removed splits), in groups of one partition
  */
@@ -35,10 +36,13 @@ object SyncPlanner {
       live: Seq[AddAction],
       inScope: Map[String, String] => Boolean,
       targetInputSize: Long): SyncPlan = {
-    val present = files.map(_.path).toSet
+    val present = files.map(f => f.path -> f.size).toMap
     val (candidates, outside) = live.partition(a => inScope(a.partitionValues))
-    val (kept, removed) =
-      candidates.partition(_.companionSourceFiles.getOrElse(Nil).forall(present.contains))
+    val (kept, removed) = candidates.partition { a =>
+      val sizes = a.companionSizes
+      a.companionSourceFiles.getOrElse(Nil).forall(f =>
+        present.get(f).exists(size => sizes.get(f).forall(_ == size)))
+    }
     val indexed = (kept ++ outside).flatMap(_.companionSourceFiles.getOrElse(Nil)).toSet
     val todo = files.filterNot(f => indexed.contains(f.path))
     val byPartition = todo.groupBy(_.partitionValues).toSeq.map(_._2.sortBy(_.path))

@@ -127,6 +127,11 @@ object ActionSerde {
     }
     writeOptLong(g, "companionDeltaVersion", a.companionDeltaVersion)
     writeOptString(g, "companionFastFieldMode", a.companionFastFieldMode)
+    a.companionSourceFileSizes.foreach { sizes =>
+      g.writeArrayFieldStart("companionSourceFileSizes")
+      sizes.foreach(s => g.writeNumber(s))
+      g.writeEndArray()
+    }
     g.writeEndObject()
   }
 
@@ -240,7 +245,8 @@ object ActionSerde {
       uncompressedSizeBytes = r.optLong("uncompressedSizeBytes"),
       companionSourceFiles = r.optStringSeq("companionSourceFiles"),
       companionDeltaVersion = r.optLong("companionDeltaVersion"),
-      companionFastFieldMode = r.optString("companionFastFieldMode")
+      companionFastFieldMode = r.optString("companionFastFieldMode"),
+      companionSourceFileSizes = r.optLongSeq("companionSourceFileSizes")
     )
 
   private def readRemove(r: FieldReader): RemoveAction =
@@ -310,6 +316,12 @@ object ActionSerde {
       }
 
     def optStringSet(name: String): Option[Set[String]] = optStringSeq(name).map(_.toSet)
+
+    def optLongSeq(name: String): Option[Seq[Long]] =
+      present(name).map { n =>
+        if (!n.isArray) fail(name, "an array of numbers")
+        n.elements().asScala.map(e => asLong(name, e)).toVector
+      }
 
     /** Scalar values are kept as their text; a JSON null value is kept as `null`. */
     def optStringMap(name: String): Option[Map[String, String]] =

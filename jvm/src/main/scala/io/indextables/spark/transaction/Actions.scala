@@ -54,7 +54,10 @@ final case class MetadataAction(
  * [[TableFeatures.CompanionLayout]]) holds only the index of its rows, which live in the Parquet
  * files `companionSourceFiles` names (relative to the table root, as upstream records them);
  * `companionFastFieldMode` is the mode its fast fields were built with, and
- * `companionDeltaVersion` the source version it reflects, for an index over another table. `partitionValues` maps every partition column to its
+ * `companionDeltaVersion` the source version it reflects, for an index over another table;
+ * `companionSourceFileSizes` (ours, part of the `parquetCompanion` feature) the byte size of
+ * each of those files when it was indexed, in the same order, so that a file changed under the
+ * table is refused rather than read. `partitionValues` maps every partition column to its
  * value; a value is `null` (a JSON null) when the row's partition value is SQL NULL, and such
  * entries are kept, not dropped, so that writing the action back reproduces the null.
  */
@@ -78,11 +81,22 @@ final case class AddAction(
     uncompressedSizeBytes: Option[Long] = None,
     companionSourceFiles: Option[Seq[String]] = None,
     companionDeltaVersion: Option[Long] = None,
-    companionFastFieldMode: Option[String] = None)
+    companionFastFieldMode: Option[String] = None,
+    companionSourceFileSizes: Option[Seq[Long]] = None)
     extends Action {
 
   /** The files this split's rows live in: the split itself, or its Parquet companions too. */
   def files: Seq[String] = path +: companionSourceFiles.getOrElse(Nil)
+
+  /**
+   * The byte size each of `companionSourceFiles` had when it was indexed, by path: empty for a
+   * split written before sizes were recorded (or by another writer that records none).
+   */
+  def companionSizes: Map[String, Long] =
+    (companionSourceFiles, companionSourceFileSizes) match {
+      case (Some(files), Some(sizes)) if files.size == sizes.size => files.zip(sizes).toMap
+      case _ => Map.empty
+    }
 }
 
 /**

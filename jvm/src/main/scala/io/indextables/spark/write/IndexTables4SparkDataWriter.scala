@@ -80,8 +80,9 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
   }
 
   private def upload(splits: Seq[LocalSplit]): Unit = splits.foreach { s =>
-    val (relative, size) = uploader.upload(s)
+    // Measured before the upload, which may move the local file away.
     val parquetBytes = s.companion.map(c => new File(c.localPath).length()).getOrElse(0L)
+    val (relative, size) = uploader.upload(s)
     SparkTaskMetricsBridge.addOutput(size + parquetBytes, s.numDocs)
     added += AddAction(
       path = relative,
@@ -99,7 +100,8 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       splitTags = if (s.tags.isEmpty) None else Some(s.tags),
       docMappingJson = Option(s.docMappingJson),
       companionSourceFiles = s.companion.map(c => Seq(c.relativePath)),
-      companionFastFieldMode = plan.companion.map(_.fastFieldMode)
+      companionFastFieldMode = plan.companion.map(_.fastFieldMode),
+      companionSourceFileSizes = s.companion.map(_ => Seq(parquetBytes))
     )
   }
 }

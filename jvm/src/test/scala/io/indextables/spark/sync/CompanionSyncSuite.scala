@@ -97,6 +97,21 @@ class CompanionSyncSuite extends IndexTablesTestBase {
     assert(plan.groups.map(_.partitionValues("day")) == Seq("d1", "d1", "d2"))
   }
 
+  test("a split whose file no longer has the size it was indexed at is removed and re-indexed") {
+    val files = Seq(file("day=d1/a", size = 10L), file("day=d1/b", size = 11L), file("day=d1/c"))
+    def sized(path: String, f: String, size: Long) =
+      split(path, Seq(f)).copy(companionSourceFileSizes = Some(Seq(size)))
+    val live = Seq(
+      sized("s1", "day=d1/a", 10L), // unchanged
+      sized("s2", "day=d1/b", 7L), // rewritten in place since
+      split("s3", Seq("day=d1/c")) // no size recorded: kept while present
+    )
+    val plan = SyncPlanner.plan(files, live, _ => true, targetInputSize = 100L)
+    assert(plan.kept.map(_.path) == Seq("s1", "s3"))
+    assert(plan.removed.map(_.path) == Seq("s2"))
+    assert(plan.groups.map(_.files.map(_.path)) == Seq(Seq("day=d1/b")))
+  }
+
   /** A one-column index at `dir` holding `splits`, as a first build commits it. */
   private def index(dir: File, splits: AddAction*): TransactionLog = {
     val log = logFor(dir.getAbsolutePath, hadoopConf, Map.empty)

@@ -53,6 +53,10 @@ class ActionSerdeSuite extends AnyFunSuite {
   test("add round-trips with every optional field set, and with none") {
     roundTrip(fullAdd)
     roundTrip(AddAction("splits/a.split", Map.empty, 1L, 2L, dataChange = true))
+    roundTrip(fullAdd.copy(
+      companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
+      companionFastFieldMode = Some("DISABLED"),
+      companionSourceFileSizes = Some(Seq(10L, 5000000000L))))
   }
 
   test("remove round-trips with optional fields set and unset") {

@@ -36,6 +36,47 @@ class AvroStateCodecSuite extends AnyFunSuite {
     }
   }
 
+  test("companion entries keep their files' sizes in 0.5.4's schema plus one optional field") {
+    val companion = fullAdd.copy(
+      companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
+      companionFastFieldMode = Some("DISABLED"),
+      companionSourceFileSizes = Some(Seq(123L, 4567L)))
+    val entries = Seq(FileEntry(companion, 3L, 4L), FileEntry(fullAdd, 1L, 2L))
+    val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec("zstd", 3))
+    assert(AvroStateCodec.decodeFileEntries(bytes) === entries)
+    assert(AvroStateCodec.decodeFileEntries(bytes).head.add.companionSizes ===
+      Map("a.parquet" -> 123L, "b.parquet" -> 4567L))
+    val reader = new org.apache.avro.file.DataFileStream[AnyRef](
+      new java.io.ByteArrayInputStream(bytes),
+      new org.apache.avro.generic.GenericDatumReader[AnyRef]())
+    val written =
+      try reader.getSchema
+      finally reader.close()
+    val upstream = AvroStateCodec.FileEntrySchema
+    import scala.collection.JavaConverters._
+    assert(written.getFields.asScala.map(_.name).toList ===
+      upstream.getFields.asScala.map(_.name).toList :+ "companionSourceFileSizes")
+    upstream.getFields.asScala.foreach(f =>
+      assert(written.getField(f.name).toString === f.toString))
+    // A reader with 0.5.4's schema resolves the entries and skips the sizes.
+    val resolving = new org.apache.avro.file.DataFileStream[org.apache.avro.generic.GenericRecord](
+      new java.io.ByteArrayInputStream(bytes),
+      new org.apache.avro.generic.GenericDatumReader[org.apache.avro.generic.GenericRecord](
+        written,
+        upstream))
+    try assert(resolving.next().get("path").toString === companion.path)
+    finally resolving.close()
+    // Manifests of entries without sizes keep 0.5.4's schema exactly.
+    val plain = AvroStateCodec.encodeFileEntries(
+      Seq(FileEntry(fullAdd, 1L, 2L)),
+      AvroStateCodec.codec("none", 0))
+    val plainReader = new org.apache.avro.file.DataFileStream[AnyRef](
+      new java.io.ByteArrayInputStream(plain),
+      new org.apache.avro.generic.GenericDatumReader[AnyRef]())
+    try assert(plainReader.getSchema === upstream)
+    finally plainReader.close()
+  }
+
   test("wide statistics maps round-trip and behave as ordinary maps") {
     val wide = (1 to 12).map(i => s"col$i" -> s"v$i").toMap
     val add = fullAdd.copy(minValues = Some(wide), maxValues = Some(wide + ("col13" -> "x")))

@@ -20,6 +20,9 @@ import io.indextables.spark.transaction.AddAction
  *
  * Writing uses the schemas that IndexTables 0.5.4 embeds in its files (resources
  * `StateManifest.avsc` and `FileEntry.avsc`, copied byte for byte from the interop fixtures).
+ * A manifest holding companion entries that record their Parquet files' sizes is written with
+ * [[CompanionFileEntrySchema]]: 0.5.4's FileEntry and one optional field more, which readers
+ * resolving to 0.5.4's schema skip; every other manifest is written with 0.5.4's schema.
  * Reading uses whatever writer schema the file embeds and looks fields up by name, so fields
  * added by other writers are ignored and missing optional fields read as None.
  * Stateless and thread-safe.
@@ -35,6 +38,34 @@ object AvroStateCodec {
 
   lazy val StateManifestSchema: Schema = loadSchema("StateManifest.avsc")
   lazy val FileEntrySchema: Schema = loadSchema("FileEntry.avsc")
+
+  /**
+   * [[FileEntrySchema]] and `companionSourceFileSizes` (the byte size of each of
+   * `companionSourceFiles` when indexed; part of the `parquetCompanion` feature).
+   */
+  lazy val CompanionFileEntrySchema: Schema = {
+    val sizes = new Schema.Field(
+      "companionSourceFileSizes",
+      Schema.createUnion(
+        Schema.create(Schema.Type.NULL),
+        Schema.createArray(Schema.create(Schema.Type.LONG))),
+      "Byte size of each companionSourceFiles entry when it was indexed",
+      Schema.Field.NULL_DEFAULT_VALUE
+    )
+    sizes.addProp("field-id", Int.box(153))
+    val copied = FileEntrySchema.getFields.asScala.map(f => new Schema.Field(f, f.schema()))
+    Schema.createRecord(
+      FileEntrySchema.getName,
+      FileEntrySchema.getDoc,
+      FileEntrySchema.getNamespace,
+      false,
+      (copied :+ sizes).asJava)
+  }
+
+  /** The schema a manifest of `entries` is written with. */
+  private def entrySchema(entries: Seq[FileEntry]): Schema =
+    if (entries.exists(_.add.companionSourceFileSizes.isDefined)) CompanionFileEntrySchema
+    else FileEntrySchema
 
   private lazy val ManifestInfoSchema: Schema =
     StateManifestSchema.getField("manifests").schema().getElementType
@@ -68,17 +99,19 @@ object AvroStateCodec {
       codec: CodecFactory,
       partitionColumns: Seq[String] = Nil): Array[Byte] =
     if (partitionColumns.isEmpty || entries.isEmpty) {
-      write(FileEntrySchema, codec, entries.iterator.map(entryRecord))
+      val schema = entrySchema(entries)
+      write(schema, codec, entries.iterator.map(entryRecord(schema, _)))
     } else {
       val blocks = planBlocks(entries)
       val index = blockIndexJson(blocks.map { case (from, until) =>
         AvroStateWriter.bounds(entries.slice(from, until).map(_.add), partitionColumns).get ->
           (until - from).toLong
       })
+      val schema = entrySchema(entries)
       write(
-        FileEntrySchema,
+        schema,
         codec,
-        entries.iterator.map(entryRecord),
+        entries.iterator.map(entryRecord(schema, _)),
         Map(BlockBoundsKey -> index),
         blocks.map(_._2).toSet)
     }
@@ -241,9 +274,9 @@ object AvroStateCodec {
     r
   }
 
-  private def entryRecord(e: FileEntry): GenericRecord = {
+  private def entryRecord(schema: Schema, e: FileEntry): GenericRecord = {
     val a = e.add
-    val r = new GenericData.Record(FileEntrySchema)
+    val r = new GenericData.Record(schema)
     r.put("path", a.path)
     r.put("partitionValues", a.partitionValues.asJava)
     r.put("size", a.size)
@@ -263,6 +296,11 @@ object AvroStateCodec {
     r.put("companionSourceFiles", a.companionSourceFiles.map(_.asJava).orNull)
     r.put("companionDeltaVersion", a.companionDeltaVersion.map(Long.box).orNull)
     r.put("companionFastFieldMode", a.companionFastFieldMode.orNull)
+    if (schema eq CompanionFileEntrySchema) {
+      r.put(
+        "companionSourceFileSizes",
+        a.companionSourceFileSizes.map(_.map(Long.box).asJava).orNull)
+    }
     r.put("addedAtVersion", e.addedAtVersion)
     r.put("addedAtTimestamp", e.addedAtTimestamp)
     r

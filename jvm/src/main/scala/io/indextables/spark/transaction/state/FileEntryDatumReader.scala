@@ -94,7 +94,10 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       uncompressedSizeBytes = opt[java.lang.Long](Slot.UncompressedSizeBytes).map(_.longValue()),
       companionSourceFiles = opt[Seq[String]](Slot.CompanionSourceFiles),
       companionDeltaVersion = opt[java.lang.Long](Slot.CompanionDeltaVersion).map(_.longValue()),
-      companionFastFieldMode = opt[String](Slot.CompanionFastFieldMode)
+      companionFastFieldMode = opt[String](Slot.CompanionFastFieldMode),
+      // Arrays come back as their items' text.
+      companionSourceFileSizes =
+        opt[Seq[String]](Slot.CompanionSourceFileSizes).map(_.map(_.toLong))
     )
     FileEntry(
       add,
@@ -304,7 +307,8 @@ private object FileEntryDatumReader {
     "addedAtTimestamp",
     "companionSourceFiles",
     "companionDeltaVersion",
-    "companionFastFieldMode"
+    "companionFastFieldMode",
+    "companionSourceFileSizes"
   )
 
   /** The position in [[FieldNames]] of each field. */
@@ -331,6 +335,7 @@ private object FileEntryDatumReader {
     final val CompanionSourceFiles = 19
     final val CompanionDeltaVersion = 20
     final val CompanionFastFieldMode = 21
+    final val CompanionSourceFileSizes = 22
   }
 
   /** Maps that most reads never look into, kept packed until they do. */
