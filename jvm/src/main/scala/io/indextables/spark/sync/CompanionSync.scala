@@ -105,7 +105,9 @@ object CompanionSync {
       listing.files.filter(f => inScope(f.partitionValues)),
       base.map(_.allFiles).getOrElse(Nil),
       inScope,
-      request.targetInputSize)
+      request.targetInputSize,
+      spark.sparkContext.defaultParallelism
+    )
     // One footer read on the driver, so a changed schema fails before any task starts.
     plan.files.headOption.foreach { f =>
       val found = source.dataSchemaOf(f)

@@ -30,12 +30,17 @@ object SyncPlanner {
    * @param inScope whether the WHERE clause admits a partition (its values as the log records
    *                them): a split outside it stays whatever happened to its files
    * @param targetInputSize the most bytes of Parquet a group holds, unless one file is bigger
+   * @param parallelism the tasks the cluster runs at once: a build of fewer new bytes than
+   *                    `parallelism` groups of `targetInputSize` packs them into about that many
+   *                    groups instead (at most `parallelism` where partitions allow), so that
+   *                    every core indexes a share
    */
   def plan(
       files: Seq[SourceFile],
       live: Seq[AddAction],
       inScope: Map[String, String] => Boolean,
-      targetInputSize: Long): SyncPlan = {
+      targetInputSize: Long,
+      parallelism: Int = 1): SyncPlan = {
     val present = files.map(f => f.path -> f.size).toMap
     val (candidates, outside) = live.partition(a => inScope(a.partitionValues))
     val (kept, removed) = candidates.partition { a =>
@@ -47,7 +52,14 @@ object SyncPlanner {
     val todo = files.filterNot(f => indexed.contains(f.path))
     val byPartition = todo.groupBy(_.partitionValues).toSeq.map(_._2.sortBy(_.path))
       .sortBy(_.head.path)
-    val packed = byPartition.flatMap(pack(_, targetInputSize))
+    val target = if (todo.isEmpty) targetInputSize
+    else {
+      // Greedy packing closes a group only past share - largest file: at most `parallelism`.
+      val total = todo.map(_.size).sum
+      val share = (total + parallelism - 1) / parallelism + todo.map(_.size).max - 1
+      math.min(targetInputSize, math.max(1L, share))
+    }
+    val packed = byPartition.flatMap(pack(_, target))
     SyncPlan(
       kept ++ outside,
       removed,

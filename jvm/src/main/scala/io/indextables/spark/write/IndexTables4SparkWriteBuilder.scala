@@ -148,11 +148,17 @@ final class IndexTables4SparkWriteBuilder(
       existing.filter(s => TableLayout.of(s.protocol) == TableLayout.Companion).map { snap =>
         val conf = SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
         val root = TableLayout.parquetRoot(snap)
-        (a: AddAction) =>
+        // The sizes the log recorded; a storage call only for a split written without them.
+        (a: AddAction) => {
+          val recorded = a.companionSizes
           a.companionSourceFiles.getOrElse(Nil).map { f =>
-            val p = TablePaths.resolve(root, f)
-            LogStore.forPath(p, conf).status(p).length
+            recorded.getOrElse(
+              f, {
+                val p = TablePaths.resolve(root, f)
+                LogStore.forPath(p, conf).status(p).length
+              })
           }.sum
+        }
       }
     )
     OptimizedWriteSpec(opts.get(OptimizeWriteDistributionMode), target, estimate)

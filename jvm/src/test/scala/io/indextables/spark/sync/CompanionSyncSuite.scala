@@ -97,6 +97,19 @@ class CompanionSyncSuite extends IndexTablesTestBase {
     assert(plan.groups.map(_.partitionValues("day")) == Seq("d1", "d1", "d2"))
   }
 
+  test("a build smaller than the cluster's parallelism in target sizes gives every core a share") {
+    val files = (1 to 8).map(i => file(f"day=d1/f$i%02d", size = 10L))
+    def groups(parallelism: Int) =
+      SyncPlanner.plan(files, Nil, _ => true, targetInputSize = 1000L, parallelism)
+        .groups.map(_.files.size)
+    assert(groups(1) == Seq(8))
+    assert(groups(2) == Seq(4, 4))
+    assert(groups(3) == Seq(3, 3, 2))
+    assert(groups(16) == Seq.fill(8)(1))
+    // The target still bounds a group.
+    assert(SyncPlanner.plan(files, Nil, _ => true, targetInputSize = 20L, 2).groups.size == 4)
+  }
+
   test("a split whose file no longer has the size it was indexed at is removed and re-indexed") {
     val files = Seq(file("day=d1/a", size = 10L), file("day=d1/b", size = 11L), file("day=d1/c"))
     def sized(path: String, f: String, size: Long) =
