@@ -304,6 +304,32 @@ def test_a_source_file_rewritten_in_place_is_refused_then_reindexed(
     assert idx.where(F.col("id") >= 5000).count() == 40
 
 
+def test_same_named_files_of_two_partitions_stay_apart_in_the_disk_cache(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # Spark names a job's files alike in every partition (part-00000-<job>.c000...), and
+    # tantivy4java's disk cache keys Parquet bytes by root and file name: each split's files
+    # are named under their own directory, so one partition's bytes never answer another's.
+    source, index = tmp_path / "source", tmp_path / "index"
+    write_parquet(spark, make_rows(600, seed=7), source, partitioned=True, files=2)
+    names = [p.name for p in parquet_files(source)]
+    assert len(names) > len(set(names)), "the source should repeat file names across partitions"
+    assert build(spark, source, index, "INDEXING MODES (msg: 'text')").status == "success"
+    spark.conf.set("spark.indextables.cache.disk.path", str(tmp_path / "l2"))
+    spark.conf.set("spark.indextables.cache.disk.enabled", "true")
+    try:
+        idx, pq = read_table(spark, str(index)), spark.read.parquet(str(source))
+        for host in ("host-1", "host-2"):
+            assert_same_rows(idx.where(F.col("host") == host), pq.where(F.col("host") == host))
+        assert_same_rows(
+            idx.where(F.expr("msg indexquery 'timeout'")), pq.where(F.col("msg").rlike("timeout"))
+        )
+    finally:
+        spark.sql("FLUSH INDEXTABLES DISK CACHE").collect()
+        spark.conf.unset("spark.indextables.cache.disk.path")
+        spark.conf.unset("spark.indextables.cache.disk.enabled")
+
+
 def test_dry_run_reports_and_commits_nothing(spark: SparkSession, tmp_path: Path) -> None:
     source, index = tmp_path / "source", tmp_path / "index"
     write_parquet(spark, make_rows(200, seed=5), source, partitioned=True, files=2)

@@ -381,6 +381,14 @@ object IndexTablesErrors {
         "(BUILD INDEXTABLES COMPANION re-indexes a changed source file)."
     )
 
+  def companionFilesScattered(split: String, files: Seq[String]): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_FILES_SCATTERED",
+      s"The companion split $split indexes Parquet files in more than one directory " +
+        s"(${files.mkString(", ")}), but its index names each split's files under their one " +
+        "directory: the split cannot be read. Rebuild the index at a new location."
+    )
+
   def splitReadFailed(splitPath: String, cause: Throwable): IndexTablesException =
     error(
       "INDEXTABLES_SPLIT_UNREADABLE",

@@ -22,6 +22,9 @@ import io.indextables.spark.util.SerializableHadoopConf
  *                       `aggregate.schema` (which is `readSchema`) instead of documents
  * @param parquetRoot    the root the Parquet files of companion splits are named under (the
  *                       table's, or an external source's), for a companion table
+ * @param parquetPathsFromDirectory whether each companion split's manifest names its files
+ *                       under their directory, not under `parquetRoot` (see
+ *                       `TableLayout.ParquetPathsKey`)
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
  *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
  */
@@ -39,7 +42,8 @@ final case class ReadPlan(
     aggregate: Option[AggregatePlan] = None,
     requireAggregatePushdown: Boolean = false,
     diskCache: Option[SplitCaches.DiskCache] = None,
-    parquetRoot: Option[String] = None)
+    parquetRoot: Option[String] = None,
+    parquetPathsFromDirectory: Boolean = false)
 
 /**
  * The pushed query as splits of one doc mapping answer it.

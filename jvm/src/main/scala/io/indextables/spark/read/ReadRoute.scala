@@ -159,7 +159,8 @@ private[read] final case class ScanInputs(
       requireAggregatePushdown = opts.get(IndexTablesConf.RequireAggregatePushdown),
       diskCache = SplitCaches.diskCache(opts),
       parquetRoot =
-        if (table.companion) Some(TableLayout.parquetRoot(snapshot).toString) else None
+        if (table.companion) Some(TableLayout.parquetRoot(snapshot).toString) else None,
+      parquetPathsFromDirectory = TableLayout.parquetPathsFromDirectory(snapshot)
     )
   }
 }

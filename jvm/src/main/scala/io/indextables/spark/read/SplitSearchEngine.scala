@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.Path
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
-import io.indextables.spark.transaction.TablePaths
+import io.indextables.spark.transaction.{TableLayout, TablePaths}
 import io.indextables.spark.util.BoundedCache
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
@@ -111,8 +111,14 @@ object SplitSearchEngine {
         }
       check(p, Some(recorded), found)
     }
-    if (LogStore.isLocal(root)) new java.io.File(root.toUri.getPath).getPath
-    else if (LogStore.isS3(root)) S3Access.url(root)
+    // The directory the split's manifest names its files under.
+    val dir =
+      if (!plan.parquetPathsFromDirectory) ""
+      else TableLayout.directoryOf(split.companionFiles).getOrElse(
+        throw IndexTablesErrors.companionFilesScattered(split.path, split.companionFiles))
+    val under = if (dir.isEmpty) root else TablePaths.resolve(root, dir)
+    if (LogStore.isLocal(root)) new java.io.File(under.toUri.getPath).getPath
+    else if (LogStore.isS3(root)) S3Access.url(under)
     else {
       val settings = LocalSplitCache.Settings(conf)
       val mirror = new java.io.File(
@@ -140,7 +146,7 @@ object SplitSearchEngine {
           catch { case _: java.nio.file.FileAlreadyExistsException => } // another task's
         }
       }
-      mirror.getPath
+      new java.io.File(mirror, dir).getPath
     }
   }
 

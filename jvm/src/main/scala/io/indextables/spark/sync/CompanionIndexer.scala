@@ -19,7 +19,7 @@ import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
-import io.indextables.spark.transaction.{AddAction, TablePaths}
+import io.indextables.spark.transaction.{AddAction, TableLayout, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.spark.write.CompanionWrite
 import io.indextables.tantivy4java.split.{ColumnStatistics, ParquetCompanionConfig}
@@ -31,6 +31,8 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  * @param dataSchema the data columns every file must hold (the index's recorded schema)
  * @param fields     the indexed columns, as tantivy4java indexes them
  * @param excluded   data columns left out of the index
+ * @param parquetPathsFromDirectory whether the split's manifest names its files relative to
+ *                   their directory (see [[TableLayout.ParquetPathsKey]]), not the source root
  */
 final case class IndexTaskSpec(
     indexPath: String,
@@ -42,7 +44,8 @@ final case class IndexTaskSpec(
     excluded: Seq[String],
     fastFieldMode: String,
     heapSize: Long,
-    statsTruncateAt: Int)
+    statsTruncateAt: Int,
+    parquetPathsFromDirectory: Boolean = false)
 
 /** The end of one group on an executor. */
 sealed trait IndexOutcome {
@@ -155,9 +158,17 @@ object CompanionIndexer {
       group: IndexGroup,
       work: File): (String, Seq[String], Option[ParquetCompanionConfig.ParquetStorageConfig]) = {
     val paths = group.files.map(f => f -> TablePaths.resolve(root, f.path))
+    // The directory the manifest names the files under: theirs, or the source root.
+    val dir =
+      if (!spec.parquetPathsFromDirectory) ""
+      else TableLayout.directoryOf(group.files.map(_.path)).getOrElse(
+        throw IndexTablesErrors.companionIndexFailed(
+          describe(group),
+          new IllegalArgumentException("the group's files lie in more than one directory")))
+    val nativeRoot = if (dir.isEmpty) root else TablePaths.resolve(root, dir)
     if (LogStore.isLocal(root)) {
       def local(p: Path) = new File(p.toUri.getPath).getPath
-      (local(root), paths.map(p => local(p._2)), None)
+      (local(nativeRoot), paths.map(p => local(p._2)), None)
     } else if (LogStore.isS3(root)) {
       val a = S3Access(store.asInstanceOf[S3LogStore])
       val storage = new ParquetCompanionConfig.ParquetStorageConfig()
@@ -167,7 +178,7 @@ object CompanionIndexer {
       }
       storage.withAwsRegion(a.region).withAwsPathStyleAccess(a.pathStyleAccess)
       a.endpoint.foreach(storage.withAwsEndpoint)
-      (S3Access.url(root), paths.map(p => S3Access.url(p._2)), Some(storage))
+      (S3Access.url(nativeRoot), paths.map(p => S3Access.url(p._2)), Some(storage))
     } else {
       val mirror = new File(work, "source")
       val cache = LocalSplitCache.Settings(spec.hadoopConf.value)
@@ -178,7 +189,7 @@ object CompanionIndexer {
         Files.copy(copy.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
         target.getPath
       }
-      (mirror.getPath, copies, None)
+      (new File(mirror, dir).getPath, copies, None)
     }
   }
 

@@ -147,7 +147,9 @@ object CompanionSync {
       indexing.excluded,
       indexing.fastFieldMode,
       request.heapSize,
-      statsTruncateAt
+      statsTruncateAt,
+      // A new index names each split's files under their directory; an older one as it did.
+      base.forall(TableLayout.parquetPathsFromDirectory)
     )
     val outcomes = indexAll(spark, spec, plan.groups, s"$Operation $index over ${source.root}")
     val adds = outcomes.collect { case i: IndexOutcome.Indexed => i.add }
@@ -266,7 +268,9 @@ object CompanionSync {
           val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++
             indexing.configuration ++ registry ++ Map(
               "indextables.companion.sourceFormat" -> source.format,
-              TableLayout.SourceTablePathKey -> source.root.toString)
+              TableLayout.SourceTablePathKey -> source.root.toString,
+              TableLayout.ParquetPathsKey -> TableLayout.ParquetPathsFromDirectory
+            )
           Seq(
             TableFeatures.protocolWith(TableLayout.Companion.features),
             MetadataAction(

@@ -1,6 +1,6 @@
 package io.indextables.spark.sync
 
-import io.indextables.spark.transaction.AddAction
+import io.indextables.spark.transaction.{AddAction, TableLayout}
 
 /** The files of one partition that one task indexes into one split. */
 final case class IndexGroup(id: Int, partitionValues: Map[String, String], files: Seq[SourceFile]) {
@@ -50,7 +50,10 @@ object SyncPlanner {
     }
     val indexed = (kept ++ outside).flatMap(_.companionSourceFiles.getOrElse(Nil)).toSet
     val todo = files.filterNot(f => indexed.contains(f.path))
-    val byPartition = todo.groupBy(_.partitionValues).toSeq.map(_._2.sortBy(_.path))
+    // One directory a group: a split's files then have names unique under their directory
+    // (see TableLayout.ParquetPathsKey).
+    val byPartition = todo.groupBy(f => (f.partitionValues, TableLayout.directoryOf(Seq(f.path))))
+      .toSeq.map(_._2.sortBy(_.path))
       .sortBy(_.head.path)
     val target = if (todo.isEmpty) targetInputSize
     else {

@@ -30,6 +30,31 @@ object TableLayout {
   /** Upstream's metadata key naming the root of an external source's Parquet files. */
   val SourceTablePathKey = "indextables.companion.sourceTablePath"
 
+  /**
+   * Ours: `directory` when each split's own Parquet manifest names its files relative to their
+   * directory (the one directory all of a split's files are in), not to the table's Parquet
+   * root. tantivy4java 0.31.0's disk cache keys a Parquet file's bytes by its storage root and
+   * file name, so same-named files in two partition directories of one root (as every Spark
+   * job writes them: `part-00000-<job>.c000.snappy.parquet` in each partition) served each
+   * other's bytes once the disk cache was on in the JVM; under its own directory a file's name
+   * is unique. Indexes built over external Parquet record it; absent, the root.
+   */
+  val ParquetPathsKey = "indextables.companion.parquetPathsRelativeTo"
+  val ParquetPathsFromDirectory = "directory"
+
+  def parquetPathsFromDirectory(snapshot: Snapshot): Boolean =
+    snapshot.metadata.configuration.get(ParquetPathsKey).contains(ParquetPathsFromDirectory)
+
+  /**
+   * The one directory (relative, `/`-separated, "" for the root) that holds every file of
+   * `files` (paths relative to a root); None when they lie in more than one.
+   */
+  def directoryOf(files: Seq[String]): Option[String] =
+    files.map(f => f.substring(0, math.max(0, f.lastIndexOf('/')))).distinct match {
+      case Seq(one) => Some(one)
+      case _ => None
+    }
+
   /** Upstream's metadata key of the fast field mode a companion table's splits are built with. */
   val FastFieldModeKey = "indextables.companion.fastFieldMode"
 
