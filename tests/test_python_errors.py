@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors.exceptions.captured import (
     AnalysisException,
+    CapturedException,
     IllegalArgumentException,
     ParseException,
 )
@@ -134,3 +135,37 @@ def test_the_mapping_is_installed_once_by_import_and_by_configure_spark(
     assert captured.convert_exception is hook
     with pytest.raises(TableNotFoundError):
         read_table(spark, str(tmp_path / "missing")).collect()
+
+
+def test_the_sqlstate_and_error_class_arrive_from_the_jvm(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "no-table")
+    with pytest.raises(TableNotFoundError) as info:
+        spark.read.format("indextables").load(missing).collect()
+    error = info.value
+    assert error.getSqlState() == "42P01" == error.sql_state
+    # The JVM exception is a SparkThrowable, so PySpark's own exception type, given the same
+    # JVM throwable, reports the class and SQLSTATE as it does for Spark's and Delta's errors.
+    plain = CapturedException(origin=error._origin)
+    assert plain.getErrorClass() == "INDEXTABLES_TABLE_NOT_FOUND"
+    assert plain.getSqlState() == "42P01"
+
+
+@pytest.mark.usefixtures("layout")
+def test_a_malformed_action_in_the_log_is_a_corrupt_table_with_sqlstate_xx001(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "table")
+    write_table(spark.createDataFrame([(1, "a")], "id long, message string"), path)
+    # Version 1 holds an action the protocol does not know (a writer's bug or a foreign log).
+    log = Path(path) / "_transaction_log"
+    (log / f"{1:020d}.json").write_text('{"commitInfo":{"operation":"WRITE"}}\n')
+    with pytest.raises(CorruptTableError) as info:
+        read_table(spark, path).collect()
+    error = info.value
+    assert error.error_class == "INDEXTABLES_LOG_FILE_UNREADABLE"
+    assert error.getSqlState() == "XX001"
+    assert f"{1:020d}.json" in error.message and "commitInfo" in error.message
+    # The cause is the malformed action, with its own class.
+    assert "INDEXTABLES_LOG_MALFORMED_ACTION" in error.message

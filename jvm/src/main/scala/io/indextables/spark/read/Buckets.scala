@@ -129,7 +129,7 @@ object Bucket {
     case f: Float => f.toDouble
     case d: Double => d
     case d: Decimal => d.toDouble
-    case other => throw new IllegalStateException(s"not a number: $other")
+    case other => throw IndexTablesErrors.internalError(s"not a number: $other")
   }
 
   private val Units =

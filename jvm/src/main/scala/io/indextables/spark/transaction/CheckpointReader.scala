@@ -184,7 +184,7 @@ private[transaction] object CheckpointReader {
         if (trimmed.startsWith("{\"metaData\"")) trimmed else s"""{"metaData":$trimmed}"""
       ActionSerde.fromJson(wrapped) match {
         case md: MetadataAction => md
-        case other => throw new IllegalArgumentException(s"expected metaData, got $other")
+        case other => throw IndexTablesErrors.malformedAction(s"expected metaData, got $other")
       }
     } catch {
       case NonFatal(e) =>

@@ -174,7 +174,7 @@ final class IndexTables4SparkBatchWrite(
    */
   private def keepRows(rw: WriteMode.ReplaceWhere, splits: Seq[AddAction]): Seq[AddAction] = {
     val spark = SparkSession.active
-    val snapshot = base.getOrElse(throw new IllegalStateException("a rewrite needs a table"))
+    val snapshot = base.getOrElse(throw IndexTablesErrors.internalError("a rewrite needs a table"))
     // A column this write adds (mergeSchema) is NULL in the rows kept.
     val had = TableIndexing.tableSchema(snapshot).fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
     val columns = plan.writeSchema.fields.toSeq.map { f =>

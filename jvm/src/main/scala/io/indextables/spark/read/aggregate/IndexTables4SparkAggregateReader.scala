@@ -310,14 +310,15 @@ final class IndexTables4SparkAggregateReader(
   private def metricsOf(result: String => AggregationResult, docs: Long): Option[Array[Any]] = {
     def statsOf(c: String): StatsResult = result(s"s${stats.indexOf(c)}") match {
       case s: StatsResult => s
-      case other => throw new IllegalStateException(s"stats of $c in ${split.path} gave $other")
+      case other =>
+        throw IndexTablesErrors.nativeDataUnexpected(s"stats of $c in ${split.path} gave $other")
     }
     val out = agg.metrics.map {
       case CountAll => Some(docs)
       case CountOf(c) if stats.contains(c) => Some(statsOf(c).getCount)
       case CountOf(c) => result(s"c${counted.indexOf(c)}") match {
           case r: CountResult => Some(r.getCount)
-          case other => throw new IllegalStateException(s"count of $c gave $other")
+          case other => throw IndexTablesErrors.nativeDataUnexpected(s"count of $c gave $other")
         }
       case SumOf(c, t) =>
         val s = statsOf(c)
@@ -361,7 +362,8 @@ final class IndexTables4SparkAggregateReader(
           // documents without a value are listed instead (usually few).
           val r = runAggregation(q, Map("n" -> new CountAggregation("n", f)))("n") match {
             case c: CountResult => c.getCount
-            case other => throw new IllegalStateException(s"value_count on $f gave $other")
+            case other =>
+              throw IndexTablesErrors.nativeDataUnexpected(s"value_count on $f gave $other")
           }
           // A column the filters hold non-null has a value in every match of the split's query.
           if ((q eq query) && agg.nonNullColumns.contains(f)) r
