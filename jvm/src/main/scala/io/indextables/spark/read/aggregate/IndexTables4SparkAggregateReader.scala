@@ -13,7 +13,8 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.indextables.spark.read.{DateHistogramBucket, HistogramBucket, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, RangeBucket, ReadPlan, SplitInputPartition, SplitSearchEngine}
+import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
+import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
