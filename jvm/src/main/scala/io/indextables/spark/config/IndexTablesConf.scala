@@ -598,13 +598,6 @@ object IndexTablesConf {
     SplitCacheMaxSize
   )
 
-  /**
-   * `spark.indextables.indexing.typemap.<column>` = string | text | json | ip, or the list form
-   * `typemap.<type>` = "a,b" (see IndexTablesOptions.indexing, and schema.IndexingRequest for
-   * the tokenizer and field lists).
-   */
-  val TypemapPrefix: String = "spark.indextables.indexing.typemap."
-
   /** Every entry, in the order above. */
   val allEntries: Seq[ConfEntry[_]] = Seq(
     MaxRowsPerSplit,

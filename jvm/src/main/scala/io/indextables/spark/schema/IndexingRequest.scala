@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 
 /**
  * What a write asks of the index, from upstream's `spark.indextables.indexing.*` keys, by column
- * name in lower case (see config.IndexTablesOptions.indexing).
+ * name in lower case ([[IndexingRequest.resolve]]).
  *
  * @param typemap    column to `string`, `text`, `json` or `ip`
  * @param tokenizers column to tantivy tokenizer name
@@ -82,4 +82,60 @@ object IndexingRequest {
 
   /** The tokenizers tantivy registers in every index. */
   val Tokenizers: Seq[String] = Seq("default", "raw", "whitespace", "en_stem")
+
+  /**
+   * What `layers` (highest precedence first; keys compared ignoring case) ask of the index, from
+   * upstream's `spark.indextables.indexing.*` keys (a higher layer overrides a column's setting
+   * from a lower one):
+   *  - `typemap.<column>` = string | text | json | ip (`ipaddr` too), or the list form
+   *    `typemap.<type>` = "a,b" (a value that is a type name makes the per-column form);
+   *  - `tokenizer.<column>` = default | raw | whitespace | en_stem, or `tokenizer.<name>` = "a,b";
+   *  - `fastfields`, `nonfastfields`, `storeonlyfields`, `indexonlyfields`: column lists, each
+   *    taken whole from the highest layer that sets it.
+   * Column names are lower-cased; [[TableIndexSchema.resolve]] checks them against the data.
+   * The one reader of these keys: `config.IndexTablesOptions.indexing` resolves its layers here.
+   */
+  def resolve(layers: Seq[Map[String, String]]): IndexingRequest = {
+    val lowered = layers.map(_.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v })
+    // A list is one setting: the highest layer that gives it wins.
+    def lists(key: String): Set[String] = {
+      val k = key.toLowerCase(Locale.ROOT)
+      lowered.collectFirst { case m if m.contains(k) => m(k) }.toSeq.flatMap(names).toSet
+    }
+    def perColumn(prefix: String, values: Seq[String], normalize: String => String) = {
+      val p = prefix.toLowerCase(Locale.ROOT)
+      // Lowest precedence first, so higher layers overwrite.
+      layers.reverse.foldLeft(Map.empty[String, (String, String)]) { (acc, layer) =>
+        acc ++ layer.toSeq.flatMap { case (k, raw) =>
+          val lower = k.toLowerCase(Locale.ROOT)
+          if (!lower.startsWith(p)) Nil
+          else {
+            val suffix = lower.substring(p.length)
+            val value = normalize(raw.trim.toLowerCase(Locale.ROOT))
+            val suffixValue = normalize(suffix)
+            if (values.contains(suffixValue) && !values.contains(value))
+              names(raw).map(c => (c, (suffixValue, k)))
+            else Seq((suffix, (value, k)))
+          }
+        }
+      }
+    }
+    val types = perColumn(TypemapPrefix, IndexTypes, t => if (t == "ipaddr") "ip" else t)
+    val tokenizers = perColumn(TokenizerPrefix, Tokenizers, identity)
+    IndexingRequest(
+      typemap = types.map { case (c, (t, _)) => c -> t },
+      tokenizers = tokenizers.map { case (c, (t, _)) => c -> t },
+      fast = lists(FastFieldsKey),
+      nonFast = lists(NonFastFieldsKey),
+      storeOnly = lists(StoreOnlyFieldsKey),
+      indexOnly = lists(IndexOnlyFieldsKey),
+      sources = (types ++ tokenizers).map { case (c, (_, k)) => c -> k }
+    )
+  }
+
+  /** The indexing a table records in its metadata's configuration. */
+  def recorded(configuration: Map[String, String]): IndexingRequest = resolve(Seq(configuration))
+
+  private def names(list: String): Seq[String] =
+    list.split(",").toSeq.map(_.trim.toLowerCase(Locale.ROOT)).filter(_.nonEmpty)
 }

@@ -10,7 +10,8 @@ import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.{Column, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.merge.{MergeOnWrite, MergeOnWriteSettings}
 import io.indextables.spark.purge.PurgeOnWrite
