@@ -70,16 +70,19 @@ object SplitPrewarm {
 
   private def withSearcher[T](plan: ReadPlan, split: SplitInputPartition)(
       f: io.indextables.tantivy4java.split.SplitSearcher => T): T = {
-    val checked = SplitSearchEngine.check(plan, split)
-    val searcher = SplitSearchEngine.borrow(checked, split, plan)
-    val result =
-      try f(searcher)
-      catch {
-        case e: Throwable =>
-          scala.util.Try(searcher.close())
-          throw e
-      }
-    SplitSearchEngine.giveBack(checked, split, plan, searcher)
-    result
+    val use = SplitCaches.ReadGate.enter()
+    try {
+      val checked = SplitSearchEngine.check(plan, split)
+      val searcher = SplitSearchEngine.borrow(checked, split, plan)
+      val result =
+        try f(searcher)
+        catch {
+          case e: Throwable =>
+            scala.util.Try(searcher.close())
+            throw e
+        }
+      SplitSearchEngine.giveBack(checked, split, plan, searcher)
+      result
+    } finally use.end()
   }
 }

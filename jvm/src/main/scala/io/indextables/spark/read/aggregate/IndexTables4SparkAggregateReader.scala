@@ -14,7 +14,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
-import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
+import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitCaches, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
@@ -53,6 +53,8 @@ final class IndexTables4SparkAggregateReader(
 
   private var searcherOpt: Option[SplitSearcher] = None
   private var healthy = true
+  // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
+  private val use = SplitCaches.ReadGate.enter()
   private lazy val checked = SplitSearchEngine.check(plan, split)
   private def searcher: SplitSearcher = searcherOpt.getOrElse {
     val s = SplitSearchEngine.borrow(checked, split, plan)
@@ -447,9 +449,11 @@ final class IndexTables4SparkAggregateReader(
     new GenericInternalRow(out.toArray[Any])
   }
 
-  override def close(): Unit = searcherOpt.foreach { s =>
-    if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
-  }
+  override def close(): Unit =
+    try searcherOpt.foreach { s =>
+        if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
+      }
+    finally use.end()
 }
 
 object IndexTables4SparkAggregateReader {
