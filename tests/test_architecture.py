@@ -174,7 +174,9 @@ object Top
 
 MAIN_SOURCES = REPO_ROOT / "jvm" / "src" / "main"
 SPARK_PACKAGE = MAIN_SOURCES / "scala" / "io" / "indextables" / "spark"
-_DIRECT_THROW = re.compile(r"\bthrow\s+new\s+(?:java\.lang\.)?(IllegalArgumentException|IllegalStateException)\b")
+_DIRECT_THROW = re.compile(
+    r"\bthrow\s+new\s+(?:java\.lang\.)?(IllegalArgumentException|IllegalStateException)\b"
+)
 _ERROR_CLASS_LITERAL = re.compile(r'"(INDEXTABLES_[A-Z0-9_]+)"')
 _SQL_STATE_ENTRY = re.compile(r'"(INDEXTABLES_[A-Z0-9_]+)"\s*->\s*"([0-9A-Z]{5})"')
 
@@ -193,7 +195,9 @@ def test_no_main_source_throws_an_illegal_argument_or_state_exception_directly()
 def test_the_direct_throw_check_sees_both_exception_types() -> None:
     assert _DIRECT_THROW.search('case x => throw new IllegalStateException(s"$x")')
     assert _DIRECT_THROW.search("throw  new java.lang.IllegalArgumentException(why)")
-    assert not _DIRECT_THROW.search("IndexTablesErrors.splitReadFailed(p, new IllegalStateException(w))")
+    assert not _DIRECT_THROW.search(
+        "IndexTablesErrors.splitReadFailed(p, new IllegalStateException(w))"
+    )
 
 
 def test_every_error_class_of_the_factory_has_a_sql_state() -> None:

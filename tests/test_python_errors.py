@@ -44,7 +44,7 @@ def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
-def test_a_missing_table_raises_table_not_found_an_analysis_exception(
+def test_a_missing_table_raises_table_not_found_an_analysis_exception_with_its_sqlstate(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     missing = str(tmp_path / "nothing-here")
@@ -53,6 +53,12 @@ def test_a_missing_table_raises_table_not_found_an_analysis_exception(
     error = info.value
     assert isinstance(error, AnalysisException) and isinstance(error, IndexTablesError)
     assert error.error_class == "INDEXTABLES_TABLE_NOT_FOUND" == error.getErrorClass()
+    # Its SQLSTATE comes from the JVM. The JVM exception is a SparkThrowable, so PySpark's own
+    # exception type, given the same throwable, reports class and SQLSTATE too (as for Delta's).
+    assert error.getSqlState() == "42P01" == error.sql_state
+    plain = CapturedException(origin=error._origin)
+    assert plain.getErrorClass() == "INDEXTABLES_TABLE_NOT_FOUND"
+    assert plain.getSqlState() == "42P01"
     assert missing in error.message and missing in str(error)
     assert error.java_class == "io.indextables.spark.exceptions.TransactionLogException"
     # The same through SQL, and code written for PySpark's own type still catches it.
@@ -135,21 +141,6 @@ def test_the_mapping_is_installed_once_by_import_and_by_configure_spark(
     assert captured.convert_exception is hook
     with pytest.raises(TableNotFoundError):
         read_table(spark, str(tmp_path / "missing")).collect()
-
-
-def test_the_sqlstate_and_error_class_arrive_from_the_jvm(
-    spark: SparkSession, tmp_path: Path
-) -> None:
-    missing = str(tmp_path / "no-table")
-    with pytest.raises(TableNotFoundError) as info:
-        spark.read.format("indextables").load(missing).collect()
-    error = info.value
-    assert error.getSqlState() == "42P01" == error.sql_state
-    # The JVM exception is a SparkThrowable, so PySpark's own exception type, given the same
-    # JVM throwable, reports the class and SQLSTATE as it does for Spark's and Delta's errors.
-    plain = CapturedException(origin=error._origin)
-    assert plain.getErrorClass() == "INDEXTABLES_TABLE_NOT_FOUND"
-    assert plain.getSqlState() == "42P01"
 
 
 @pytest.mark.usefixtures("layout")

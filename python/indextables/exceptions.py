@@ -57,7 +57,8 @@ class IndexTablesError(CapturedException):
 
     `error_class` is the stable name of the error (such as ``INDEXTABLES_TABLE_NOT_FOUND`` or
     ``INDEXTABLES_CONCURRENT_COMMIT``): match on it, or on the subclass, rather than on the
-    message. `sql_state` (also `getSqlState()`) is its SQLSTATE, as the JVM reports it. `java_class` names the JVM exception class of the plugin's throwable.
+    message. `sql_state` (also `getSqlState()`) is its SQLSTATE, as the JVM reports it.
+    `java_class` names the JVM exception class of the plugin's throwable.
     """
 
     def __init__(
@@ -335,17 +336,18 @@ def _stack_trace(origin: Any) -> str:
 
 def _jvm_error_class(throwable: Any) -> str | None:
     """The error class the JVM exception reports (`getErrorClass`), if it has one."""
-    try:
-        value = throwable.getErrorClass()
-    except Exception:  # noqa: BLE001 (a throwable without the method, or a handle that is gone)
-        return None
-    return str(value) if value is not None else None
+    return _jvm_string(throwable, "getErrorClass")
 
 
 def _jvm_sql_state(throwable: Any) -> str | None:
     """The SQLSTATE the JVM exception reports (`SparkThrowable.getSqlState`), if it has one."""
+    return _jvm_string(throwable, "getSqlState")
+
+
+def _jvm_string(throwable: Any, method: str) -> str | None:
+    """What the JVM throwable's no-argument `method` returns, as text; None if it has none."""
     try:
-        value = throwable.getSqlState()
+        value = getattr(throwable, method)()
     except Exception:  # noqa: BLE001 (a throwable without the method, or a handle that is gone)
         return None
     return str(value) if value is not None else None
