@@ -228,6 +228,8 @@ final class CompanionParquetReaderFactory(
       extends PartitionReader[T] {
     private val pending = partition.asInstanceOf[CompanionParquetGroup].files.iterator
     private var current: PartitionReader[T] = _
+    // The local copies it reads stay until close: FLUSH DISK CACHE waits for it.
+    private val use = SplitCaches.ReadGate.enter()
 
     override def next(): Boolean = {
       while (current == null || !current.next()) {
@@ -240,7 +242,9 @@ final class CompanionParquetReaderFactory(
 
     override def get(): T = current.get()
 
-    override def close(): Unit = if (current != null) { current.close(); current = null }
+    override def close(): Unit =
+      try if (current != null) { current.close(); current = null }
+      finally use.end()
   }
 
   private def locate(file: CompanionParquetFile): PartitionedFile = {
