@@ -163,7 +163,14 @@ object SplitCaches {
       synchronized {
         while (flushing) wait()
         flushing = true
-        while (reads > 0) wait()
+        // An interrupted flush (its task killed) must not hold reads back for ever.
+        try while (reads > 0) wait()
+        catch {
+          case e: Throwable =>
+            flushing = false
+            notifyAll()
+            throw e
+        }
       }
       try f
       finally synchronized {

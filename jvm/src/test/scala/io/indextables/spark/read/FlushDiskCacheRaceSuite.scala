@@ -85,4 +85,23 @@ class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
     first.end() // idempotent
     assert(gate.inProgress === 0)
   }
+
+  test("a flush interrupted while it waits for a read holds no later read back") {
+    val gate = SplitCaches.ReadGate
+    val first = gate.enter()
+    val ran = new AtomicBoolean(false)
+    val flusher = new Thread(() =>
+      try gate.exclusive(ran.set(true))
+      catch { case _: InterruptedException => () })
+    flusher.start()
+    Thread.sleep(300)
+    flusher.interrupt()
+    flusher.join(10000)
+    assert(!flusher.isAlive && !ran.get)
+    // A read on another thread starts at once: the interrupted flush left the gate open.
+    val second = Future { gate.enter().end(); true }
+    assert(Await.result(second, 10.seconds))
+    first.end()
+    assert(gate.inProgress === 0)
+  }
 }
