@@ -21,7 +21,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.PartitionValues
-import io.indextables.spark.storage.{LocalSplitCache, LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, SplitFileGate}
 import io.indextables.spark.transaction.{TableLayout, TablePaths}
 
 /** One Parquet file of a companion table to read, with its split's partition values. */
@@ -229,7 +229,7 @@ final class CompanionParquetReaderFactory(
     private val pending = partition.asInstanceOf[CompanionParquetGroup].files.iterator
     private var current: PartitionReader[T] = _
     // The local copies it reads stay until close: FLUSH DISK CACHE waits for it.
-    private val use = SplitCaches.ReadGate.enter()
+    private val use = SplitFileGate.enter()
 
     override def next(): Boolean = {
       while (current == null || !current.next()) {

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.read.PartitionReader
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.PartitionValues
+import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitSearcher}
 
 /**
@@ -20,7 +21,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     extends PartitionReader[InternalRow] {
 
   // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
-  private val use = SplitCaches.ReadGate.enter()
+  private val use = SplitFileGate.enter()
   private val checked = use.guard(SplitSearchEngine.check(plan, split))
   private val searcher: SplitSearcher = use.guard(SplitSearchEngine.borrow(checked, split, plan))
   // False once a native call failed: the searcher is then closed, not kept for later reads.

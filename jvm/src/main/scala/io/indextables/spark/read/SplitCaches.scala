@@ -3,7 +3,7 @@ package io.indextables.spark.read
 import scala.collection.JavaConverters._
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.storage.LocalSplitCache
+import io.indextables.spark.storage.{LocalSplitCache, SplitFileGate}
 import io.indextables.tantivy4java.split.SplitCacheManager
 
 /**
@@ -98,10 +98,10 @@ object SplitCaches {
    * (its `evictSplitFromDiskCache` leaves the files in place), so each disk-cached manager is
    * closed, its directory deleted, and the next read makes a new manager. That would pull the
    * files and the manager from under a read in progress, so the flush runs alone
-   * ([[ReadGate.exclusive]]): it waits for this JVM's reads to finish, and reads that start
-   * meanwhile wait for it.
+   * ([[SplitFileGate.exclusive]]): it waits for this JVM's reads and merges of split files to
+   * finish, and those that start meanwhile wait for it.
    */
-  def flushDisk(): DiskFlush = ReadGate.exclusive {
+  def flushDisk(): DiskFlush = SplitFileGate.exclusive {
     SplitSearchEngine.closeIdle()
     val flushed = managers.filter(m => diskCaches.containsKey(m)).map { m =>
       val disk = diskCaches.get(m)
@@ -112,75 +112,6 @@ object SplitCaches {
     }
     val (copies, copyBytes) = LocalSplitCache.clear()
     DiskFlush(flushed.size, flushed.sum, copies, copyBytes)
-  }
-
-  /**
-   * The reads of split files in progress in this JVM, from a split's local copy to the searcher's
-   * return, against FLUSH DISK CACHE, which deletes those copies and closes the cache managers
-   * their searchers use. A read [[ReadGate.enter]]s before it checks its split and ends its
-   * [[ReadGate.Use]] when it gives its searcher back; [[ReadGate.exclusive]] waits until no read
-   * is in progress and holds new ones back until it is done. A thread already inside a read
-   * never waits (a nested read would otherwise wait for a flush that waits for it). Thread-safe.
-   */
-  object ReadGate {
-    private var reads = 0
-    private var flushing = false
-    // Reads in progress per thread, so that a nested read does not wait for a flush.
-    private val byThread = new java.util.concurrent.ConcurrentHashMap[Thread, Integer]()
-
-    /** One read in progress; `end` is idempotent and may run on another thread. */
-    final class Use private[ReadGate] (thread: Thread) {
-      private val ended = new java.util.concurrent.atomic.AtomicBoolean(false)
-
-      def end(): Unit = if (ended.compareAndSet(false, true)) {
-        byThread.computeIfPresent(thread, (_, n) => if (n <= 1) null else Int.box(n - 1))
-        ReadGate.synchronized {
-          reads -= 1
-          if (reads == 0) ReadGate.notifyAll()
-        }
-      }
-
-      /** `f`, ending this use if it fails (a reader whose constructor fails is never closed). */
-      def guard[T](f: => T): T =
-        try f
-        catch { case e: Throwable => end(); throw e }
-    }
-
-    /** Starts a read; waits while a flush runs, unless this thread is already inside a read. */
-    def enter(): Use = {
-      val thread = Thread.currentThread()
-      val nested = byThread.containsKey(thread)
-      synchronized {
-        while (flushing && !nested) wait()
-        reads += 1
-      }
-      byThread.merge(thread, 1, (a, b) => Int.box(a + b))
-      new Use(thread)
-    }
-
-    /** `f` with no read in progress in this JVM: waits for the reads in progress to end. */
-    def exclusive[T](f: => T): T = {
-      synchronized {
-        while (flushing) wait()
-        flushing = true
-        // An interrupted flush (its task killed) must not hold reads back for ever.
-        try while (reads > 0) wait()
-        catch {
-          case e: Throwable =>
-            flushing = false
-            notifyAll()
-            throw e
-        }
-      }
-      try f
-      finally synchronized {
-          flushing = false
-          notifyAll()
-        }
-    }
-
-    /** Reads in progress in this JVM (for tests). */
-    private[spark] def inProgress: Int = synchronized(reads)
   }
 
   /** Deletes `dir`'s contents (not `dir`); the bytes of the files deleted. */

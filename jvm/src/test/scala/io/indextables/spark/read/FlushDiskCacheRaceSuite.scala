@@ -8,11 +8,12 @@ import scala.concurrent.duration._
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 
 import io.indextables.spark.IndexTablesTestBase
+import io.indextables.spark.storage.SplitFileGate
 
 /**
  * FLUSH DISK CACHE against reads in progress: it closes the disk-cached managers and deletes
  * their directories and the local split copies, so it must wait for the reads using them
- * (SplitCaches.ReadGate), and reads that start meanwhile must wait for it.
+ * (SplitFileGate), and reads that start meanwhile must wait for it.
  */
 class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
   private implicit val ec: ExecutionContext = ExecutionContext.global
@@ -33,7 +34,7 @@ class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
       var sum = 0L
       assert(reader.next())
       rows += 1; sum += reader.get().getLong(0)
-      assert(SplitCaches.ReadGate.inProgress === 1)
+      assert(SplitFileGate.inProgress === 1)
 
       // The flush starts while the read is in progress: it must not run under it.
       val flush = Future(SplitCaches.flushDisk())
@@ -44,7 +45,7 @@ class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
       val flushed = Await.result(flush, 60.seconds)
       assert(rows === 5000L && sum === (0L until 5000L).sum)
       assert(flushed.diskCaches === 1, flushed)
-      assert(SplitCaches.ReadGate.inProgress === 0)
+      assert(SplitFileGate.inProgress === 0)
 
       // The next read makes a new manager and reads every row.
       assert(df.count() === 5000L)
@@ -56,7 +57,7 @@ class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
   }
 
   test("a read that starts during a flush waits for it; a nested read does not") {
-    val gate = SplitCaches.ReadGate
+    val gate = SplitFileGate
     val first = gate.enter()
     val flushRunning = new AtomicBoolean(false)
     val flushDone = new AtomicBoolean(false)
@@ -87,7 +88,7 @@ class FlushDiskCacheRaceSuite extends IndexTablesTestBase {
   }
 
   test("a flush interrupted while it waits for a read holds no later read back") {
-    val gate = SplitCaches.ReadGate
+    val gate = SplitFileGate
     val first = gate.enter()
     val ran = new AtomicBoolean(false)
     val flusher = new Thread(() =>

@@ -14,12 +14,13 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
-import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitCaches, SplitInputPartition, SplitSearchEngine}
+import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.IndexKind
+import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
@@ -54,7 +55,7 @@ final class IndexTables4SparkAggregateReader(
   private var searcherOpt: Option[SplitSearcher] = None
   private var healthy = true
   // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
-  private val use = SplitCaches.ReadGate.enter()
+  private val use = SplitFileGate.enter()
   private lazy val checked = SplitSearchEngine.check(plan, split)
   private def searcher: SplitSearcher = searcherOpt.getOrElse {
     val s = SplitSearchEngine.borrow(checked, split, plan)
