@@ -298,9 +298,11 @@ object S3LogStore {
           case None => AwsBasicCredentials.create(a, s)
         })
       case (Some(_), None) | (None, Some(_)) =>
+        // Either may come from its Hadoop fallback (AwsSettings), so both names are given.
+        val access = s"${StorageKeys.AwsAccessKey} (or fs.s3a.access.key)"
+        val secret = s"${StorageKeys.AwsSecretKey} (or fs.s3a.secret.key)"
         val (given, missing) =
-          if (settings.accessKey.isDefined) (StorageKeys.AwsAccessKey, StorageKeys.AwsSecretKey)
-          else (StorageKeys.AwsSecretKey, StorageKeys.AwsAccessKey)
+          if (settings.accessKey.isDefined) (access, secret) else (secret, access)
         throw IndexTablesErrors.incompleteCredentials(given, missing)
       case (None, None) =>
         settings.credentialsProviderClass.map(instantiateProvider)
