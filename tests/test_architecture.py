@@ -7,6 +7,7 @@ is tested on small synthetic source trees. No Spark session and no JAR are neede
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,11 +50,12 @@ LAYERS: list[set[str]] = [
     {"exceptions", "util", "stats", "spark-bridge"},
     {"(root)"},
     {"storage"},
-    {"transaction", "schema"},
+    {"transaction"},
+    {"schema"},
     {"config", "filters"},
-    {"purge"},
+    {"purge", "expressions"},
     {"merge"},
-    {"read", "write", "expressions"},
+    {"read", "write"},
     {"core", "sync"},
     {"catalyst", "sql", "catalog"},
     {"extensions"},
@@ -168,3 +170,45 @@ object Top
         "util": [],
         "write": ["(root)", "schema", "stats"],
     }
+
+
+MAIN_SOURCES = REPO_ROOT / "jvm" / "src" / "main"
+SPARK_PACKAGE = MAIN_SOURCES / "scala" / "io" / "indextables" / "spark"
+_DIRECT_THROW = re.compile(
+    r"\bthrow\s+new\s+(?:java\.lang\.)?(IllegalArgumentException|IllegalStateException)\b"
+)
+_ERROR_CLASS_LITERAL = re.compile(r'"(INDEXTABLES_[A-Z0-9_]+)"')
+_SQL_STATE_ENTRY = re.compile(r'"(INDEXTABLES_[A-Z0-9_]+)"\s*->\s*"([0-9A-Z]{5})"')
+
+
+def test_no_main_source_throws_an_illegal_argument_or_state_exception_directly() -> None:
+    # Every error comes from IndexTablesErrors, with an error class and a SQLSTATE.
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}"
+        for path in sorted(MAIN_SOURCES.rglob("*.scala"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if _DIRECT_THROW.search(line)
+    ]
+    assert not found, "throw through IndexTablesErrors instead:\n" + "\n".join(found)
+
+
+def test_the_direct_throw_check_sees_both_exception_types() -> None:
+    assert _DIRECT_THROW.search('case x => throw new IllegalStateException(s"$x")')
+    assert _DIRECT_THROW.search("throw  new java.lang.IllegalArgumentException(why)")
+    assert not _DIRECT_THROW.search(
+        "IndexTablesErrors.splitReadFailed(p, new IllegalStateException(w))"
+    )
+
+
+def test_every_error_class_of_the_factory_has_a_sql_state() -> None:
+    factory = (SPARK_PACKAGE / "IndexTablesErrors.scala").read_text()
+    table = (SPARK_PACKAGE / "exceptions" / "IndexTablesException.scala").read_text()
+    states = dict(_SQL_STATE_ENTRY.findall(table))
+    classes = set(_ERROR_CLASS_LITERAL.findall(factory))
+    assert len(classes) > 50, classes
+    missing = sorted(
+        c for c in classes if c not in states and not c.startswith("INDEXTABLES_INDEXQUERY_")
+    )
+    assert not missing, "error classes without a SQLSTATE in IndexTablesException.SqlStates: " + (
+        ", ".join(missing)
+    )

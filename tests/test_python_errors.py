@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from pyspark.errors.exceptions.captured import (
     AnalysisException,
+    CapturedException,
     IllegalArgumentException,
     ParseException,
 )
@@ -43,7 +44,7 @@ def table(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
-def test_a_missing_table_raises_table_not_found_an_analysis_exception(
+def test_a_missing_table_raises_table_not_found_an_analysis_exception_with_its_sqlstate(
     spark: SparkSession, tmp_path: Path
 ) -> None:
     missing = str(tmp_path / "nothing-here")
@@ -52,6 +53,12 @@ def test_a_missing_table_raises_table_not_found_an_analysis_exception(
     error = info.value
     assert isinstance(error, AnalysisException) and isinstance(error, IndexTablesError)
     assert error.error_class == "INDEXTABLES_TABLE_NOT_FOUND" == error.getErrorClass()
+    # Its SQLSTATE comes from the JVM. The JVM exception is a SparkThrowable, so PySpark's own
+    # exception type, given the same throwable, reports class and SQLSTATE too (as for Delta's).
+    assert error.getSqlState() == "42P01" == error.sql_state
+    plain = CapturedException(origin=error._origin)
+    assert plain.getErrorClass() == "INDEXTABLES_TABLE_NOT_FOUND"
+    assert plain.getSqlState() == "42P01"
     assert missing in error.message and missing in str(error)
     assert error.java_class == "io.indextables.spark.exceptions.TransactionLogException"
     # The same through SQL, and code written for PySpark's own type still catches it.
@@ -134,3 +141,22 @@ def test_the_mapping_is_installed_once_by_import_and_by_configure_spark(
     assert captured.convert_exception is hook
     with pytest.raises(TableNotFoundError):
         read_table(spark, str(tmp_path / "missing")).collect()
+
+
+@pytest.mark.usefixtures("layout")
+def test_a_malformed_action_in_the_log_is_a_corrupt_table_with_sqlstate_xx001(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "table")
+    write_table(spark.createDataFrame([(1, "a")], "id long, message string"), path)
+    # Version 1 holds an action the protocol does not know (a writer's bug or a foreign log).
+    log = Path(path) / "_transaction_log"
+    (log / f"{1:020d}.json").write_text('{"commitInfo":{"operation":"WRITE"}}\n')
+    with pytest.raises(CorruptTableError) as info:
+        read_table(spark, path).collect()
+    error = info.value
+    assert error.error_class == "INDEXTABLES_LOG_FILE_UNREADABLE"
+    assert error.getSqlState() == "XX001"
+    assert f"{1:020d}.json" in error.message and "commitInfo" in error.message
+    # The cause is the malformed action, with its own class.
+    assert "INDEXTABLES_LOG_MALFORMED_ACTION" in error.message

@@ -57,7 +57,8 @@ class IndexTablesError(CapturedException):
 
     `error_class` is the stable name of the error (such as ``INDEXTABLES_TABLE_NOT_FOUND`` or
     ``INDEXTABLES_CONCURRENT_COMMIT``): match on it, or on the subclass, rather than on the
-    message. `java_class` names the JVM exception class of the plugin's throwable.
+    message. `sql_state` (also `getSqlState()`) is its SQLSTATE, as the JVM reports it.
+    `java_class` names the JVM exception class of the plugin's throwable.
     """
 
     def __init__(
@@ -67,6 +68,7 @@ class IndexTablesError(CapturedException):
         error_class: str | None = None,
         *,
         origin: Any = None,
+        sql_state: str | None = None,
     ) -> None:
         Exception.__init__(self, message)
         self.message = message
@@ -75,6 +77,8 @@ class IndexTablesError(CapturedException):
         """Fully qualified name of the JVM exception class, when known."""
         self.error_class = error_class if error_class is not None else _error_class_in(message)
         """The stable error class, when known."""
+        self.sql_state = sql_state
+        """The SQLSTATE the JVM exception reports (`SparkThrowable.getSqlState`), when known."""
         # The JVM throwable PySpark caught (the top of the chain), for its stack trace.
         self._origin = origin
         self.stackTrace = _stack_trace(origin)
@@ -92,7 +96,7 @@ class IndexTablesError(CapturedException):
         return None
 
     def getSqlState(self) -> str | None:  # type: ignore[override]
-        return None
+        return self.sql_state
 
 
 class ConcurrentCommitError(IndexTablesError):
@@ -148,7 +152,8 @@ class UnsupportedProtocolError(IndexTablesError):
 
 class CorruptTableError(IndexTablesError):
     """A log or split file is missing, unreadable or inconsistent (``INDEXTABLES_LOG_*``,
-    ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._INVALID_DOC_MAPPING``)."""
+    ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._INVALID_DOC_MAPPING``,
+    ``..._NATIVE_DATA_UNEXPECTED``)."""
 
 
 class StorageError(IndexTablesError):
@@ -190,6 +195,13 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_LOG_INCOMPLETE": CorruptTableError,
         "INDEXTABLES_LOG_FILE_UNREADABLE": CorruptTableError,
         "INDEXTABLES_LOG_CORRUPT": CorruptTableError,
+        "INDEXTABLES_LOG_MALFORMED_ACTION": CorruptTableError,
+        "INDEXTABLES_LOG_MALFORMED_CHECKPOINT_POINTER": CorruptTableError,
+        "INDEXTABLES_LOG_MALFORMED_STATE": CorruptTableError,
+        "INDEXTABLES_NATIVE_DATA_UNEXPECTED": CorruptTableError,
+        "INDEXTABLES_STATE_NAME_TAKEN": ConcurrentCommitError,
+        "INDEXTABLES_INVALID_STORAGE_PATH": InvalidOptionError,
+        "INDEXTABLES_INCOMPLETE_CREDENTIALS": InvalidOptionError,
         "INDEXTABLES_INVALID_DOC_MAPPING": CorruptTableError,
         "INDEXTABLES_SPLIT_MISSING": CorruptTableError,
         "INDEXTABLES_SPLIT_UNREADABLE": CorruptTableError,
@@ -265,7 +277,11 @@ def _from_throwable(top: Any) -> IndexTablesError | None:
             message = str(throwable.getMessage())
             error_class = _jvm_error_class(throwable) or _error_class_in(message)
             return error_type(error_class)(
-                message, java_class=name, error_class=error_class, origin=top
+                message,
+                java_class=name,
+                error_class=error_class,
+                origin=top,
+                sql_state=_jvm_sql_state(throwable),
             )
         throwable = throwable.getCause()
         seen += 1
@@ -320,8 +336,18 @@ def _stack_trace(origin: Any) -> str:
 
 def _jvm_error_class(throwable: Any) -> str | None:
     """The error class the JVM exception reports (`getErrorClass`), if it has one."""
+    return _jvm_string(throwable, "getErrorClass")
+
+
+def _jvm_sql_state(throwable: Any) -> str | None:
+    """The SQLSTATE the JVM exception reports (`SparkThrowable.getSqlState`), if it has one."""
+    return _jvm_string(throwable, "getSqlState")
+
+
+def _jvm_string(throwable: Any, method: str) -> str | None:
+    """What the JVM throwable's no-argument `method` returns, as text; None if it has none."""
     try:
-        value = throwable.getErrorClass()
+        value = getattr(throwable, method)()
     except Exception:  # noqa: BLE001 (a throwable without the method, or a handle that is gone)
         return None
     return str(value) if value is not None else None

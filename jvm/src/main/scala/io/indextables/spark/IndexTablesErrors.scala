@@ -23,10 +23,12 @@ object IndexTablesErrors {
   // Options
 
   /** `key` holds `value`, which is not what the option takes (`expected` says what is). */
-  def invalidOption(key: String, value: String, expected: String): IndexTablesException =
+  def invalidOption(key: String, value: String, expected: String, cause: Throwable = null)
+      : IndexTablesException =
     error(
       "INDEXTABLES_INVALID_OPTION",
-      s"Invalid value '$value' for option '$key': expected $expected.")
+      s"Invalid value '$value' for option '$key': expected $expected.",
+      cause)
 
   def unknownWriteOption(key: String, closeMatches: Seq[String]): IndexTablesException = {
     val hint =
@@ -124,6 +126,33 @@ object IndexTablesErrors {
         "writers committed first every time. Retry the operation, or raise " +
         "spark.indextables.transaction.retry.maxAttempts.")
 
+  /**
+   * A log action (a line of a version file, or the metadata of a checkpoint) that does not follow
+   * the protocol; `reason` names the action, field or text at fault. Readers wrap it in
+   * [[unreadableVersionFile]], which names the file.
+   */
+  def malformedAction(reason: String, cause: Throwable = null): TransactionLogException =
+    logError("INDEXTABLES_LOG_MALFORMED_ACTION", reason, cause)
+
+  /** A `_last_checkpoint` pointer that does not parse; `reason` names the field at fault. */
+  def malformedCheckpointPointer(reason: String): TransactionLogException =
+    logError("INDEXTABLES_LOG_MALFORMED_CHECKPOINT_POINTER", s"_last_checkpoint: $reason")
+
+  /**
+   * An Avro state file (manifest or entries) that does not decode; `reason` names the block,
+   * field or record at fault. Readers wrap it in [[unreadableVersionFile]], naming the file.
+   */
+  def malformedStateFile(reason: String): TransactionLogException =
+    logError("INDEXTABLES_LOG_MALFORMED_STATE", reason)
+
+  /** Every random name tried for a new state manifest under `logPath` was already taken. */
+  def stateNameTaken(logPath: Path, attempts: Int): TransactionLogException =
+    logError(
+      "INDEXTABLES_STATE_NAME_TAKEN",
+      s"Could not find a free manifest name under $logPath in $attempts attempts: another " +
+        "writer took each one. Retry the operation."
+    )
+
   // Reads and writes
 
   def bothTimeTravelOptions(): IndexTablesException =
@@ -203,8 +232,8 @@ object IndexTablesErrors {
     error("INDEXTABLES_INVALID_TYPEMAP", s"Invalid indexing option $key: $why.")
 
   /** A split's doc mapping that does not describe the table's columns. */
-  def invalidDocMapping(why: String): IndexTablesException =
-    error("INDEXTABLES_INVALID_DOC_MAPPING", s"A split's doc mapping cannot be read: $why.")
+  def invalidDocMapping(why: String, cause: Throwable = null): IndexTablesException =
+    error("INDEXTABLES_INVALID_DOC_MAPPING", s"A split's doc mapping cannot be read: $why.", cause)
 
   def invalidIpAddress(column: String, value: String, canonical: Option[String])
       : IndexTablesException = {
@@ -431,6 +460,37 @@ object IndexTablesErrors {
 
   def writeFailed(what: String, cause: Throwable): IndexTablesException =
     error("INDEXTABLES_WRITE_FAILED", s"Writing $what failed: ${cause.getMessage}", cause)
+
+  /** `path` does not have the form its scheme's store needs (`expected`). */
+  def invalidStoragePath(path: String, expected: String): IndexTablesException =
+    error("INDEXTABLES_INVALID_STORAGE_PATH", s"$path is not a valid path: expected $expected.")
+
+  /** One half of a key pair was set without the other; names the keys, never their values. */
+  def incompleteCredentials(given: String, missing: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INCOMPLETE_CREDENTIALS",
+      s"$given is set but $missing is not: credentials need both. Set $missing, or unset $given.")
+
+  /** The tantivy4java on the classpath lacks what IndexTables calls (`what`). */
+  def nativeLibraryMismatch(what: String): IndexTablesException =
+    error(
+      "INDEXTABLES_NATIVE_LIBRARY_MISMATCH",
+      s"The tantivy4java library on the classpath is not the one IndexTables needs: $what.")
+
+  /** tantivy4java returned data IndexTables cannot decode (`what` names the value at fault). */
+  def nativeDataUnexpected(what: String): IndexTablesException =
+    error(
+      "INDEXTABLES_NATIVE_DATA_UNEXPECTED",
+      s"tantivy4java returned data IndexTables cannot read: $what.")
+
+  /**
+   * A broken invariant of IndexTables itself (`what` names the value at fault): a bug, not a
+   * problem of the table or the query. Its SQLSTATE is XX000, as Spark's internal errors.
+   */
+  def internalError(what: String): IndexTablesException =
+    error(
+      IndexTablesException.InternalError,
+      s"$what. This is a bug in IndexTables; please report it with the query that raised it.")
 
   // IndexQuery (indexquery / indexqueryall / textsearch / fieldmatch)
 

@@ -362,7 +362,7 @@ private final class DelegatedStagedTable(
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = table match {
     case w: SupportsWrite => w.newWriteBuilder(info)
     case _ =>
-      throw new UnsupportedOperationException(s"Table ${table.name()} does not accept writes")
+      throw IndexTablesErrors.internalError(s"table ${table.name()} does not accept writes")
   }
   override def commitStagedChanges(): Unit = ()
   override def abortStagedChanges(): Unit = { catalog.dropTable(ident); () }

@@ -4,7 +4,7 @@ import java.util.Locale
 
 import scala.util.Try
 
-import io.indextables.spark.storage.StorageKeys
+import io.indextables.spark.storage.{AwsSettings, AzureSettings, LocalSplitCache, StorageKeys}
 
 /**
  * Every `spark.indextables.*` key the plugin reads, defined once with its type, default,
@@ -497,6 +497,8 @@ object IndexTablesConf {
 
   // Object stores (upstream's names). Options and session settings only: never read from a
   // table's recorded properties, so credentials are never written into a log.
+  // The sizes' defaults are the stores' own constants (storage/StorageSettings, LocalSplitCache),
+  // which also apply where no resolved value reached the Hadoop configuration: one definition.
 
   // A free-form setting; empty (the default) means not set.
   private def setting(key: String, doc: String): ConfEntry[String] =
@@ -527,18 +529,24 @@ object IndexTablesConf {
   )
   val S3PartSize: ConfEntry[Long] = bytes(
     StorageKeys.S3PartSize,
-    64L << 20,
+    AwsSettings.DefaultPartSize,
     "Size of each part of a multipart upload of a split to S3 (S3's minimum is 5M).",
     min = 5L << 20,
-    max = Int.MaxValue.toLong)
+    max = Int.MaxValue.toLong
+  )
   val S3MultipartThreshold: ConfEntry[Long] = bytes(
     StorageKeys.S3MultipartThreshold,
-    64L << 20,
+    AwsSettings.DefaultPartSize,
     "Split files at least this large are uploaded to S3 in parts.",
     min = 5L << 20,
-    max = Long.MaxValue)
+    max = Long.MaxValue
+  )
   val S3MaxConcurrency: ConfEntry[Int] =
-    int(StorageKeys.S3MaxConcurrency, 4, "Parts of one S3 upload sent at once.", min = 1)
+    int(
+      StorageKeys.S3MaxConcurrency,
+      AwsSettings.DefaultMaxConcurrency,
+      "Parts of one S3 upload sent at once.",
+      min = 1)
   val AzureAccountName: ConfEntry[String] =
     setting(StorageKeys.AzureAccountName, "Azure storage account (else the path's host).")
   val AzureAccountKey: ConfEntry[String] = setting(
@@ -557,21 +565,27 @@ object IndexTablesConf {
     setting(StorageKeys.AzureBearerToken, "An OAuth bearer token for Azure Storage (secret).")
   val AzureBlockSize: ConfEntry[Long] = bytes(
     StorageKeys.AzureBlockSize,
-    8L << 20,
+    AzureSettings.DefaultBlockSize,
     "Block size of staged uploads and of ranged downloads of Azure blobs.",
     min = 1L << 20,
-    max = 4000L << 20)
+    max = 4000L << 20
+  )
   val AzureMaxConcurrency: ConfEntry[Int] =
-    int(StorageKeys.AzureMaxConcurrency, 4, "Blocks of one Azure transfer in flight.", min = 1)
+    int(
+      StorageKeys.AzureMaxConcurrency,
+      AzureSettings.DefaultMaxConcurrency,
+      "Blocks of one Azure transfer in flight.",
+      min = 1)
   val SplitCacheDirectory: ConfEntry[String] = setting(
     StorageKeys.SplitCacheDirectory,
     "Directory for local copies of splits from stores tantivy4java cannot read (Azure, HDFS).")
   val SplitCacheMaxSize: ConfEntry[Long] = bytes(
     StorageKeys.SplitCacheMaxSize,
-    10L << 30,
+    LocalSplitCache.Settings.DefaultMaxBytes,
     "Most bytes of local split copies kept per JVM, least recently used deleted first.",
     min = 0L,
-    max = Long.MaxValue)
+    max = Long.MaxValue
+  )
 
   /** The object-store entries, which travel to the executors in the Hadoop configuration. */
   val storageEntries: Seq[ConfEntry[_]] = Seq(
@@ -597,13 +611,6 @@ object IndexTablesConf {
     SplitCacheDirectory,
     SplitCacheMaxSize
   )
-
-  /**
-   * `spark.indextables.indexing.typemap.<column>` = string | text | json | ip, or the list form
-   * `typemap.<type>` = "a,b" (see IndexTablesOptions.indexing, and schema.IndexingRequest for
-   * the tokenizer and field lists).
-   */
-  val TypemapPrefix: String = "spark.indextables.indexing.typemap."
 
   /** Every entry, in the order above. */
   val allEntries: Seq[ConfEntry[_]] = Seq(

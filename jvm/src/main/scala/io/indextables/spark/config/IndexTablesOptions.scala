@@ -56,53 +56,9 @@ final case class IndexTablesOptions(
 
   /**
    * What the write asks of the index, from upstream's `spark.indextables.indexing.*` keys in
-   * every layer (a higher layer overrides a column's setting from a lower one):
-   *  - `typemap.<column>` = string | text | json | ip (`ipaddr` too), or the list form
-   *    `typemap.<type>` = "a,b" (a value that is a type name makes the per-column form);
-   *  - `tokenizer.<column>` = default | raw | whitespace | en_stem, or `tokenizer.<name>` = "a,b";
-   *  - `fastfields`, `nonfastfields`, `storeonlyfields`, `indexonlyfields`: column lists, each
-   *    taken whole from the highest layer that sets it.
-   * Column names are lower-cased; [[io.indextables.spark.schema.TableIndexSchema.resolve]]
-   * checks them against the data.
+   * every layer: [[IndexingRequest.resolve]], the one reader of those keys.
    */
-  def indexing: IndexingRequest = {
-    import IndexingRequest._
-    // A list is one setting: the highest layer that gives it wins.
-    def lists(key: String): Set[String] = raw(key).toSeq.flatMap(names).toSet
-    def perColumn(prefix: String, values: Seq[String], normalize: String => String) = {
-      val p = prefix.toLowerCase(Locale.ROOT)
-      // Lowest precedence first, so higher layers overwrite.
-      Seq(tableProps, sessionConf, options).foldLeft(Map.empty[String, (String, String)]) {
-        (acc, layer) =>
-          acc ++ layer.toSeq.flatMap { case (k, raw) =>
-            val lower = k.toLowerCase(Locale.ROOT)
-            if (!lower.startsWith(p)) Nil
-            else {
-              val suffix = lower.substring(p.length)
-              val value = normalize(raw.trim.toLowerCase(Locale.ROOT))
-              val suffixValue = normalize(suffix)
-              if (values.contains(suffixValue) && !values.contains(value))
-                names(raw).map(c => (c, (suffixValue, k)))
-              else Seq((suffix, (value, k)))
-            }
-          }
-      }
-    }
-    val types = perColumn(TypemapPrefix, IndexTypes, t => if (t == "ipaddr") "ip" else t)
-    val tokenizers = perColumn(TokenizerPrefix, Tokenizers, identity)
-    IndexingRequest(
-      typemap = types.map { case (c, (t, _)) => c -> t },
-      tokenizers = tokenizers.map { case (c, (t, _)) => c -> t },
-      fast = lists(FastFieldsKey),
-      nonFast = lists(NonFastFieldsKey),
-      storeOnly = lists(StoreOnlyFieldsKey),
-      indexOnly = lists(IndexOnlyFieldsKey),
-      sources = (types ++ tokenizers).map { case (c, (_, k)) => c -> k }
-    )
-  }
-
-  private def names(list: String): Seq[String] =
-    list.split(",").toSeq.map(_.trim.toLowerCase(Locale.ROOT)).filter(_.nonEmpty)
+  def indexing: IndexingRequest = IndexingRequest.resolve(Seq(options, sessionConf, tableProps))
 
   /** The transaction log's settings, resolved like every other key. */
   def logSettings: LogSettings = {
@@ -190,10 +146,6 @@ object IndexTablesOptions {
 
   /** Every setting at its default. */
   val Defaults: IndexTablesOptions = IndexTablesOptions(Map.empty)
-
-  /** The indexing a table records in its metadata's configuration. */
-  def recordedIndexing(configuration: Map[String, String]): IndexingRequest =
-    IndexTablesOptions(Map.empty, tableProps = configuration).indexing
 
   /** Every `spark.indextables.*` key a write may be given, as documented. */
   private lazy val knownNames: Seq[String] =

@@ -13,10 +13,10 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
+import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.filters.IndexQueryRegistry
 import io.indextables.spark.read.IndexTables4SparkScanBuilder
-import io.indextables.spark.schema.TableIndexSchema
+import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.transaction.{SchemaHash, Snapshot}
 import io.indextables.spark.write.IndexTables4SparkWriteBuilder
 

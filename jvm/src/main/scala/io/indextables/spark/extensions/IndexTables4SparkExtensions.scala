@@ -3,8 +3,7 @@ package io.indextables.spark.extensions
 import org.apache.spark.sql.SparkSessionExtensions
 
 import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesInsertByPosition, V2IndexQueryExpressionRule}
-import io.indextables.spark.expressions.IndexQueryFunctions
-import io.indextables.spark.read.BucketFunctions
+import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
 /**

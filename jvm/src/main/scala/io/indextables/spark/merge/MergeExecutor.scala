@@ -8,6 +8,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.slf4j.LoggerFactory
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction._
 import io.indextables.spark.util.SerializableHadoopConf
@@ -112,7 +113,8 @@ object MergeExecutor {
     ) ++ request.maxDestSplits.map(n => "maxDestSplits" -> n.toString)
     val version =
       try Some(log.startTransaction().commit(operation, parameters) { current =>
-          val snap = current.getOrElse(throw new IllegalStateException("the table vanished"))
+          val snap =
+            current.getOrElse(throw IndexTablesErrors.tableNotFound(log.tablePath.toString))
           val live = snap.allFiles.iterator.map(_.path).toSet
           val (valid, gone) = merged.partition(_.group.sources.forall(s => live.contains(s.path)))
           committed = valid

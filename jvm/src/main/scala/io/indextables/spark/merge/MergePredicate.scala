@@ -48,7 +48,7 @@ object MergePredicate {
     val bound =
       try empty.where(new Column(parsed)).queryExecution.analyzed match {
           case FilterNode(c, child) => BindReferences.bindReference(c, child.output)
-          case other => throw new IllegalStateException(s"unexpected plan $other")
+          case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
         }
       catch {
         case e: AnalysisException =>

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory
 
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.CombinedStatistics
-import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore, SplitFileGate}
 import io.indextables.spark.transaction.TablePaths
 import io.indextables.spark.transaction.AddAction
 import io.indextables.spark.util.SerializableHadoopConf
@@ -75,6 +75,8 @@ object SplitMerger {
     base.mkdirs()
     val work = Files.createTempDirectory(base.toPath, "indextables-merge-").toFile
     var published: Option[Path] = None
+    // The sources' local copies stay until the merge is done: FLUSH DISK CACHE waits for it.
+    val use = SplitFileGate.enter()
     try {
       // tantivy4java reads local files and S3 itself; other stores' splits are copied first.
       val inputs = group.sources.map { s =>
@@ -166,6 +168,9 @@ object SplitMerger {
         logger.warn(s"Merge of ${group.sources.size} splits of ${spec.tablePath} failed", e)
         published.foreach(p => Try(store.delete(p)))
         MergeOutcome.Failed(group, Option(e.getMessage).getOrElse(e.getClass.getName))
-    } finally FileUtils.deleteQuietly(work)
+    } finally {
+      use.end()
+      FileUtils.deleteQuietly(work)
+    }
   }
 }

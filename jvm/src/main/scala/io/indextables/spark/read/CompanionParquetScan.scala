@@ -21,7 +21,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.PartitionValues
-import io.indextables.spark.storage.{LocalSplitCache, LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore, SplitFileGate}
 import io.indextables.spark.transaction.{TableLayout, TablePaths}
 
 /** One Parquet file of a companion table to read, with its split's partition values. */
@@ -229,6 +229,8 @@ final class CompanionParquetReaderFactory(
       extends PartitionReader[T] {
     private val pending = partition.asInstanceOf[CompanionParquetGroup].files.iterator
     private var current: PartitionReader[T] = _
+    // The local copies it reads stay until close: FLUSH DISK CACHE waits for it.
+    private val use = SplitFileGate.enter()
 
     override def next(): Boolean = {
       while (current == null || !current.next()) {
@@ -241,7 +243,9 @@ final class CompanionParquetReaderFactory(
 
     override def get(): T = current.get()
 
-    override def close(): Unit = if (current != null) { current.close(); current = null }
+    override def close(): Unit =
+      try if (current != null) { current.close(); current = null }
+      finally use.end()
   }
 
   private def locate(file: CompanionParquetFile): PartitionedFile = {

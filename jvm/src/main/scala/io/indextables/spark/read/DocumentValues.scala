@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.StoredJson
 import io.indextables.spark.stats.StatsValues
 
@@ -44,7 +45,7 @@ object DocumentValues {
       val n = node(v)
       fromJson(if (n.isArray) n else n.get(StoredJson.ArrayKey), a)
     case (m: MapType, v) => fromJson(node(v), m)
-    case (t, v) => throw new IllegalStateException(
+    case (t, v) => throw IndexTablesErrors.nativeDataUnexpected(
         s"Stored value ${v.getClass.getSimpleName} cannot be read as ${t.simpleString}")
   }
 
@@ -102,6 +103,7 @@ object DocumentValues {
       new ArrayBasedMapData(
         new GenericArrayData(entries.map(e => UTF8String.fromString(e.getKey): Any)),
         new GenericArrayData(entries.map(e => fromJson(e.getValue, m.valueType))))
-    case other => throw new IllegalStateException(s"JSON cannot be read as ${other.simpleString}")
+    case other =>
+      throw IndexTablesErrors.nativeDataUnexpected(s"JSON cannot be read as ${other.simpleString}")
   }
 }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.read.PartitionReader
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.PartitionValues
+import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitSearcher}
 
 /**
@@ -19,8 +20,10 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
 final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
     extends PartitionReader[InternalRow] {
 
-  private val checked = SplitSearchEngine.check(plan, split)
-  private val searcher: SplitSearcher = SplitSearchEngine.borrow(checked, split, plan)
+  // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
+  private val use = SplitFileGate.enter()
+  private val checked = use.guard(SplitSearchEngine.check(plan, split))
+  private val searcher: SplitSearcher = use.guard(SplitSearchEngine.borrow(checked, split, plan))
   // False once a native call failed: the searcher is then closed, not kept for later reads.
   private var healthy = true
   private val variant = plan.variants(split.variant)
@@ -34,7 +37,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       (plan.readSchema.fieldIndex(f.name), PartitionValues.decode(raw, f.dataType, plan.timeZone))
   }
 
-  private val (segments, docIds) = search()
+  private val (segments, docIds) = use.guard(search())
   private var position = 0
   private var buffer: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
@@ -100,5 +103,8 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   }
 
   override def close(): Unit =
-    if (healthy) SplitSearchEngine.giveBack(checked, split, plan, searcher) else searcher.close()
+    try {
+      if (healthy) SplitSearchEngine.giveBack(checked, split, plan, searcher)
+      else searcher.close()
+    } finally use.end()
 }

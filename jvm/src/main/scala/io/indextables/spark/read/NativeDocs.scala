@@ -4,6 +4,7 @@ import java.lang.reflect.{Field, Method}
 
 import scala.util.Try
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.tantivy4java.result.SearchResult
 import io.indextables.tantivy4java.split.SplitSearcher
 
@@ -89,8 +90,8 @@ object NativeDocs {
               .asInstanceOf[Array[Byte]]
           catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
         if (bytes == null) Array.empty else bytes
-      case None => throw new IllegalStateException(
-          s"this tantivy4java build has no SplitSearcher.$EntryPoint(long, int[], int[], String[]): " +
-            "byte[]; IndexTables reads documents through it (tantivy4java 0.31.0 has it)")
+      case None => throw IndexTablesErrors.nativeLibraryMismatch(
+          s"it has no SplitSearcher.$EntryPoint(long, int[], int[], String[]): byte[], through " +
+            "which IndexTables reads documents (tantivy4java 0.31.0 has it)")
     }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.IndexedField
 
 /**
@@ -32,7 +33,7 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
   def decode(bytes: Array[Byte], newRow: () => GenericInternalRow): Array[InternalRow] = {
     val buf = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder())
     if (bytes.length < 16 || buf.getInt(0) != Magic || buf.getInt(bytes.length - 4) != Magic)
-      throw new IllegalStateException(
+      throw IndexTablesErrors.nativeDataUnexpected(
         s"document batch of ${bytes.length} bytes has no TANT header/footer")
     val tablePos = buf.getInt(bytes.length - 12)
     val count = buf.getInt(bytes.length - 8)
@@ -113,14 +114,16 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
       case Bytes =>
         val len = buf.getInt(pos)
         DocumentValues.toCatalyst(java.util.Arrays.copyOfRange(bytes, pos + 4, pos + 4 + len), dt)
-      case other => throw new IllegalStateException(s"unknown stored value type code $other")
+      case other =>
+        throw IndexTablesErrors.nativeDataUnexpected(s"unknown stored value type code $other")
     }
 
   private def skip(buf: ByteBuffer, pos: Int, code: Byte): Int = code match {
     case Text | Json | IpAddr | Facet | Bytes => pos + 4 + buf.getInt(pos)
     case Integer | Unsigned | Float | Date => pos + 8
     case Bool => pos + 1
-    case other => throw new IllegalStateException(s"unknown stored value type code $other")
+    case other =>
+      throw IndexTablesErrors.nativeDataUnexpected(s"unknown stored value type code $other")
   }
 
   private final val Magic = 0x54414e54

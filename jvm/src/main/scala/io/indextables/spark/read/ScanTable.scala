@@ -4,10 +4,10 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
-import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
+import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.filters.{ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.config.IndexTablesConf
-import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
+import io.indextables.spark.schema.{TableIndexing, TableIndexSchema, TokenLimit}
 import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout}
 
 /**

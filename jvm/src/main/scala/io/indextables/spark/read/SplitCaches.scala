@@ -3,7 +3,7 @@ package io.indextables.spark.read
 import scala.collection.JavaConverters._
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.storage.LocalSplitCache
+import io.indextables.spark.storage.{LocalSplitCache, SplitFileGate}
 import io.indextables.tantivy4java.split.SplitCacheManager
 
 /**
@@ -96,10 +96,12 @@ object SplitCaches {
    * Empties the L2 disk caches of this JVM and deletes the local copies of Azure and HDFS splits;
    * the next read fetches again. tantivy4java 0.31.0 cannot evict a split from a live disk cache
    * (its `evictSplitFromDiskCache` leaves the files in place), so each disk-cached manager is
-   * closed, its directory deleted, and the next read makes a new manager. Searchers are closed
-   * first: a query reading at the same moment fails and must be run again.
+   * closed, its directory deleted, and the next read makes a new manager. That would pull the
+   * files and the manager from under a read in progress, so the flush runs alone
+   * ([[SplitFileGate.exclusive]]): it waits for this JVM's reads and merges of split files to
+   * finish, and those that start meanwhile wait for it.
    */
-  def flushDisk(): DiskFlush = {
+  def flushDisk(): DiskFlush = SplitFileGate.exclusive {
     SplitSearchEngine.closeIdle()
     val flushed = managers.filter(m => diskCaches.containsKey(m)).map { m =>
       val disk = diskCaches.get(m)

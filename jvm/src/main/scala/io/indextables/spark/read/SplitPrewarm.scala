@@ -5,6 +5,7 @@ import java.util.Locale
 import scala.collection.JavaConverters._
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.split.SplitSearcher.IndexComponent
 
 /**
@@ -70,16 +71,19 @@ object SplitPrewarm {
 
   private def withSearcher[T](plan: ReadPlan, split: SplitInputPartition)(
       f: io.indextables.tantivy4java.split.SplitSearcher => T): T = {
-    val checked = SplitSearchEngine.check(plan, split)
-    val searcher = SplitSearchEngine.borrow(checked, split, plan)
-    val result =
-      try f(searcher)
-      catch {
-        case e: Throwable =>
-          scala.util.Try(searcher.close())
-          throw e
-      }
-    SplitSearchEngine.giveBack(checked, split, plan, searcher)
-    result
+    val use = SplitFileGate.enter()
+    try {
+      val checked = SplitSearchEngine.check(plan, split)
+      val searcher = SplitSearchEngine.borrow(checked, split, plan)
+      val result =
+        try f(searcher)
+        catch {
+          case e: Throwable =>
+            scala.util.Try(searcher.close())
+            throw e
+        }
+      SplitSearchEngine.giveBack(checked, split, plan, searcher)
+      result
+    } finally use.end()
   }
 }

@@ -158,7 +158,14 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
   private def hours(n: String, unit: TimeUnitContext): Long = {
     val value = BigInt(n)
     val h = if (unit.DAYS() != null) value * 24 else value
-    if (!h.isValidLong) throw new NumberFormatException(s"$n ${unit.getText} is too long")
+    if (!h.isValidLong) {
+      val at = unit.getStart
+      throw IndexTablesErrors.commandSyntaxError(
+        at.getInputStream.toString,
+        at.getLine,
+        at.getCharPositionInLine,
+        s"$n ${unit.getText} is too long")
+    }
     h.toLong
   }
 

@@ -42,8 +42,9 @@ final class AzureLogStore private (val settings: AzureSettings) extends LogStore
     val container = uri.getUserInfo
     val host = uri.getHost
     if (container == null || container.isEmpty || host == null)
-      throw new IllegalArgumentException(
-        s"$path is not an Azure path of the form abfss://container@account.dfs.core.windows.net/path")
+      throw IndexTablesErrors.invalidStoragePath(
+        path.toString,
+        "an Azure path of the form abfss://container@account.dfs.core.windows.net/path")
     AzureLogStore.Location(
       host.takeWhile(_ != '.'),
       container,

@@ -46,7 +46,9 @@ final class S3LogStore private (val settings: AwsSettings) extends LogStore {
   private def bucket(path: Path): String = {
     val authority = path.toUri.getAuthority
     if (authority == null || authority.isEmpty)
-      throw new IllegalArgumentException(s"$path names no bucket")
+      throw IndexTablesErrors.invalidStoragePath(
+        path.toString,
+        "s3://bucket/path (it names no bucket)")
     authority
   }
 
@@ -248,7 +250,7 @@ final class S3LogStore private (val settings: AwsSettings) extends LogStore {
 
   /** tantivy4java reads S3 itself, so no local copy is made: the S3 URL is returned. */
   override def localCopy(path: Path, identity: String, cache: LocalSplitCache.Settings): File =
-    throw new UnsupportedOperationException(s"$path is read from S3 directly")
+    throw IndexTablesErrors.internalError(s"$path is read from S3 directly, never copied")
 }
 
 object S3LogStore {
@@ -296,8 +298,12 @@ object S3LogStore {
           case None => AwsBasicCredentials.create(a, s)
         })
       case (Some(_), None) | (None, Some(_)) =>
-        throw new IllegalArgumentException(
-          s"S3 credentials need both ${StorageKeys.AwsAccessKey} and ${StorageKeys.AwsSecretKey}")
+        // Either may come from its Hadoop fallback (AwsSettings), so both names are given.
+        val access = s"${StorageKeys.AwsAccessKey} (or fs.s3a.access.key)"
+        val secret = s"${StorageKeys.AwsSecretKey} (or fs.s3a.secret.key)"
+        val (given, missing) =
+          if (settings.accessKey.isDefined) (access, secret) else (secret, access)
+        throw IndexTablesErrors.incompleteCredentials(given, missing)
       case (None, None) =>
         settings.credentialsProviderClass.map(instantiateProvider)
           .getOrElse(DefaultCredentialsProvider.builder().build())
@@ -309,14 +315,17 @@ object S3LogStore {
       try Class.forName(className, true, Thread.currentThread().getContextClassLoader)
       catch {
         case e: ClassNotFoundException =>
-          throw new IllegalArgumentException(
-            s"${StorageKeys.AwsCredentialsProviderClass}: class $className is not on the classpath",
+          throw IndexTablesErrors.invalidOption(
+            StorageKeys.AwsCredentialsProviderClass,
+            className,
+            "a class on the classpath",
             e)
       }
     if (!classOf[AwsCredentialsProvider].isAssignableFrom(cls))
-      throw new IllegalArgumentException(
-        s"${StorageKeys.AwsCredentialsProviderClass}: $className does not implement " +
-          classOf[AwsCredentialsProvider].getName)
+      throw IndexTablesErrors.invalidOption(
+        StorageKeys.AwsCredentialsProviderClass,
+        className,
+        s"a class that implements ${classOf[AwsCredentialsProvider].getName}")
     val created: Option[AnyRef] =
       try Option(cls.getMethod("create")).filter(m =>
           java.lang.reflect.Modifier.isStatic(m.getModifiers)).map(_.invoke(null))

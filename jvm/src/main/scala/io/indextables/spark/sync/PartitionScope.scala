@@ -45,7 +45,7 @@ object PartitionScope {
     val bound =
       try empty.where(new Column(parsed)).queryExecution.analyzed match {
           case FilterNode(c, child) => BindReferences.bindReference(c, child.output)
-          case other => throw new IllegalStateException(s"unexpected plan $other")
+          case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
         }
       catch { case e: AnalysisException => throw invalid(e.getSimpleMessage) }
     val test = Predicate.createInterpreted(bound)

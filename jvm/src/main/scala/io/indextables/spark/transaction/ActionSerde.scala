@@ -9,13 +9,15 @@ import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}
 import com.fasterxml.jackson.databind.node.JsonNodeType
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * The JSON form of every [[Action]]: one line `{"<key>":{...}}` per action, with the field names
  * of `protocol.md` (keys `protocol`, `metaData`, `add`, `remove`, `mergeskip`).
  *
  * Writing follows the reference implementation: fields in protocol order and `null` for every
  * absent optional field. Reading ignores unknown fields, treats a missing or `null` optional
- * field as `None`, and fails with an [[IllegalArgumentException]] that names the action and
+ * field as `None`, and fails with a malformed-action error (`INDEXTABLES_LOG_MALFORMED_ACTION`) that names the action and
  * field when a required field is missing, or names the key when the action type is unknown.
  * Stateless and thread-safe.
  */
@@ -48,16 +50,16 @@ object ActionSerde {
       try mapper.readTree(line)
       catch {
         case NonFatal(e) =>
-          throw new IllegalArgumentException(s"Malformed action JSON: ${e.getMessage}", e)
+          throw IndexTablesErrors.malformedAction(s"Malformed action JSON: ${e.getMessage}", e)
       }
     if (root == null || !root.isObject || root.size() != 1) {
-      throw new IllegalArgumentException(
+      throw IndexTablesErrors.malformedAction(
         s"An action must be a JSON object with exactly one key, got: ${abbreviate(line)}")
     }
     val key = root.fieldNames().next()
     val body = root.get(key)
     if (!body.isObject) {
-      throw new IllegalArgumentException(s"Action '$key' must hold a JSON object")
+      throw IndexTablesErrors.malformedAction(s"Action '$key' must hold a JSON object")
     }
     val r = new FieldReader(key, body)
     key match {
@@ -67,7 +69,7 @@ object ActionSerde {
       case "remove" => readRemove(r)
       case "mergeskip" => readMergeSkip(r)
       case other =>
-        throw new IllegalArgumentException(
+        throw IndexTablesErrors.malformedAction(
           s"Unknown action type '$other' (known: protocol, metaData, add, remove, mergeskip)")
     }
   }
@@ -277,12 +279,12 @@ object ActionSerde {
       Option(node.get(name)).filterNot(_.isNull)
 
     private def fail(name: String, expected: String): Nothing =
-      throw new IllegalArgumentException(
+      throw IndexTablesErrors.malformedAction(
         s"Action '$action': field '$name' must be $expected, got: ${node.get(name)}")
 
     private def required(name: String): JsonNode =
       present(name).getOrElse(
-        throw new IllegalArgumentException(s"Action '$action' lacks required field '$name'"))
+        throw IndexTablesErrors.malformedAction(s"Action '$action' lacks required field '$name'"))
 
     private def asLong(name: String, n: JsonNode): Long =
       if (n.isIntegralNumber && n.canConvertToLong) n.asLong() else fail(name, "an integer")

@@ -82,13 +82,7 @@ private[transaction] object CheckpointReader {
       readVersion: Long => Seq[Action]): Snapshot = {
     val m = AvroStateReader.readManifest(store, logPath, stateDir)
     val file = AvroStateReader.stateManifestPath(logPath, stateDir)
-    if (m.protocolVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(
-        tablePath,
-        Some(file),
-        m.protocolVersion,
-        TransactionLog.MaxReaderVersion)
-    }
+    TableFeatures.checkReaderVersion(tablePath, Some(file), m.protocolVersion)
     if (m.stateVersion != version) {
       throw IndexTablesErrors.unreadableVersionFile(
         file,
@@ -184,7 +178,7 @@ private[transaction] object CheckpointReader {
         if (trimmed.startsWith("{\"metaData\"")) trimmed else s"""{"metaData":$trimmed}"""
       ActionSerde.fromJson(wrapped) match {
         case md: MetadataAction => md
-        case other => throw new IllegalArgumentException(s"expected metaData, got $other")
+        case other => throw IndexTablesErrors.malformedAction(s"expected metaData, got $other")
       }
     } catch {
       case NonFatal(e) =>

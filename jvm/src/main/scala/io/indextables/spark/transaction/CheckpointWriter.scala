@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateConfig, AvroStateWriter}
 import io.indextables.spark.storage.LogStore
 
@@ -79,7 +80,7 @@ object CheckpointWriter {
           attempt += 1
       }
     }
-    throw new IllegalStateException("unreachable")
+    throw IndexTablesErrors.internalError("the state write retry loop ended without a result")
   }
 
   private[transaction] def checkpointWith(

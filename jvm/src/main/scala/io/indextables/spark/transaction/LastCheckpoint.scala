@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * The content of `_transaction_log/_last_checkpoint`, the pointer to the newest checkpoint.
  *
@@ -50,15 +52,17 @@ object LastCheckpoint {
 
   private val mapper = new ObjectMapper()
 
-  /** Parses a pointer; throws IllegalArgumentException naming what is wrong. */
+  /** Parses a pointer; throws `INDEXTABLES_LOG_MALFORMED_CHECKPOINT_POINTER` naming what is wrong. */
   def fromJson(bytes: Array[Byte]): LastCheckpoint = {
     val root = mapper.readTree(bytes)
-    if (root == null || !root.isObject) throw new IllegalArgumentException("not a JSON object")
+    if (root == null || !root.isObject)
+      throw IndexTablesErrors.malformedCheckpointPointer("not a JSON object")
     def opt(name: String): Option[JsonNode] = Option(root.get(name)).filterNot(_.isNull)
     def long(name: String): Option[Long] = opt(name).filter(_.canConvertToLong).map(_.asLong())
     LastCheckpoint(
       version = long("version").getOrElse(
-        throw new IllegalArgumentException("field 'version' is missing or not a number")),
+        throw IndexTablesErrors.malformedCheckpointPointer(
+          "field 'version' is missing or not a number")),
       size = long("size").getOrElse(-1L),
       sizeInBytes = long("sizeInBytes").getOrElse(-1L),
       numFiles = long("numFiles").getOrElse(-1L),

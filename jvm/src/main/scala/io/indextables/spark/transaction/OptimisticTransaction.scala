@@ -58,7 +58,7 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
       Thread.sleep(delay)
       attempt += 1
     }
-    throw new IllegalStateException("unreachable")
+    throw IndexTablesErrors.internalError("the commit retry loop ended without a result")
   }
 
   /** The commit succeeded with its version file; its description is a label, never a failure. */

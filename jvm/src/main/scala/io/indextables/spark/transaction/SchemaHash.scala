@@ -9,6 +9,8 @@ import scala.collection.JavaConverters._
 import com.fasterxml.jackson.databind.node.{ArrayNode, JsonNodeFactory, ObjectNode}
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * The schema-deduplication hash of `protocol.md` ("Hash Computation"): the doc mapping JSON is
  * brought to a canonical form (object keys sorted; arrays whose elements are all objects with a
@@ -40,8 +42,8 @@ object SchemaHash {
       try mapper.readTree(json)
       catch {
         case e: com.fasterxml.jackson.core.JsonProcessingException =>
-          throw new IllegalArgumentException(
-            s"Doc mapping is not valid JSON: ${e.getOriginalMessage}",
+          throw IndexTablesErrors.invalidDocMapping(
+            s"it is not valid JSON: ${e.getOriginalMessage}",
             e)
       }
     mapper.writeValueAsString(canonical(tree))

@@ -79,17 +79,25 @@ object TableFeatures {
 
   /** Fails unless this code may read a table of protocol `p` (`file`: where it was found). */
   def checkReadable(tablePath: Path, file: Option[Path], p: ProtocolAction): Unit = {
-    if (p.minReaderVersion > TransactionLog.MaxReaderVersion) {
-      throw IndexTablesErrors.unsupportedReaderVersion(
-        tablePath,
-        file,
-        p.minReaderVersion,
-        TransactionLog.MaxReaderVersion)
-    }
+    checkReaderVersion(tablePath, file, p.minReaderVersion)
     val unknown = p.readerFeatures.getOrElse(Set.empty) -- SupportedReaderFeatures
     if (unknown.nonEmpty)
       throw IndexTablesErrors.unsupportedFeatures(tablePath, "reader", unknown.toSeq.sorted)
   }
+
+  /**
+   * Fails unless this code reads protocol version `version` (`file`: where it was found): the one
+   * comparison with [[TransactionLog.MaxReaderVersion]], for a protocol action and for an Avro
+   * state's manifest, which holds only the version.
+   */
+  def checkReaderVersion(tablePath: Path, file: Option[Path], version: Int): Unit =
+    if (version > TransactionLog.MaxReaderVersion) {
+      throw IndexTablesErrors.unsupportedReaderVersion(
+        tablePath,
+        file,
+        version,
+        TransactionLog.MaxReaderVersion)
+    }
 
   /** Fails unless this code may write to a table of protocol `p`. */
   def checkWritable(tablePath: Path, p: ProtocolAction): Unit = {

@@ -10,7 +10,8 @@ import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.{Column, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.merge.{MergeOnWrite, MergeOnWriteSettings}
 import io.indextables.spark.purge.PurgeOnWrite
@@ -174,7 +175,7 @@ final class IndexTables4SparkBatchWrite(
    */
   private def keepRows(rw: WriteMode.ReplaceWhere, splits: Seq[AddAction]): Seq[AddAction] = {
     val spark = SparkSession.active
-    val snapshot = base.getOrElse(throw new IllegalStateException("a rewrite needs a table"))
+    val snapshot = base.getOrElse(throw IndexTablesErrors.internalError("a rewrite needs a table"))
     // A column this write adds (mergeSchema) is NULL in the rows kept.
     val had = TableIndexing.tableSchema(snapshot).fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
     val columns = plan.writeSchema.fields.toSeq.map { f =>

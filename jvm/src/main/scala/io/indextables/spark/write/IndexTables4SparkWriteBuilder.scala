@@ -12,9 +12,9 @@ import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions, TableIndexing}
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.purge.PurgeOnWrite
-import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexSchema}
+import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexing, TableIndexSchema}
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths, TransactionLog}
 import io.indextables.spark.merge.MergeOnWriteSettings

@@ -60,7 +60,7 @@ object ReplaceWhereRows extends PredicateHelper {
       try LikeSimplification(
           ConstantFolding(empty(spark, schema).where(predicate).queryExecution.analyzed)) match {
           case FilterNode(c, _) => c
-          case other => throw new IllegalStateException(s"unexpected plan $other")
+          case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
         }
       catch {
         case e: org.apache.spark.sql.AnalysisException => throw invalid(e.getSimpleMessage)
@@ -85,7 +85,7 @@ object ReplaceWhereRows extends PredicateHelper {
     val plan = empty(spark, schema).where(column(filters)).queryExecution.analyzed
     plan match {
       case FilterNode(c, child) => BindReferences.bindReference(c, child.output)
-      case other => throw new IllegalStateException(s"unexpected plan $other")
+      case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
     }
   }
 
@@ -112,6 +112,6 @@ object ReplaceWhereRows extends PredicateHelper {
     case Not(c) => not(toColumn(c))
     case AlwaysTrue() => lit(true)
     case AlwaysFalse() => lit(false)
-    case other => throw new IllegalArgumentException(s"unsupported filter $other")
+    case other => throw IndexTablesErrors.internalError(s"unsupported filter $other")
   }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.{ArrayData, MapData}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.StoredJson
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.spark.stats.StatsValues
@@ -56,7 +57,7 @@ object RowToDocument {
     case a: ArrayType => Map(StoredJson.ArrayKey -> toJava(row.getArray(ord), a)).asJava
     case s: StructType => toJava(row.getStruct(ord, s.length), s)
     case m: MapType => toJava(row.getMap(ord), m)
-    case other => throw new IllegalStateException(s"json kind on ${other.simpleString}")
+    case other => throw IndexTablesErrors.internalError(s"json kind on ${other.simpleString}")
   }
 
   /** A json column's value as JSON text, exactly as `BatchDocument.addJson` writes it. */
@@ -114,6 +115,6 @@ object RowToDocument {
     case s: StructType => toJava(src.getStruct(i, s.length), s)
     case a: ArrayType => toJava(src.getArray(i), a)
     case m: MapType => toJava(src.getMap(i), m)
-    case other => throw new IllegalStateException(s"unsupported nested ${other.simpleString}")
+    case other => throw IndexTablesErrors.internalError(s"unsupported nested ${other.simpleString}")
   }
 }

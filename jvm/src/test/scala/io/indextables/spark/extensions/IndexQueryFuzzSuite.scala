@@ -14,7 +14,7 @@ import org.scalatest.time.{Seconds, Span}
 
 import io.indextables.spark.core.TableLogResolver
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.config.TableIndexing
+import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.{IndexQueryMode, IndexQueryParsing, MixedBooleanFilter}
 import io.indextables.spark.sql.{IndexQuerySqlRewriter, IndexTables4SparkSqlParser}
 

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.{IndexKind, IndexedField}
 import io.indextables.tantivy4java.batch.{BatchDocument, BatchDocumentBuilder, BatchDocumentReader}
 
@@ -80,10 +81,11 @@ class NativeDocsSuite extends AnyFunSuite {
   test("a buffer without the batch format's magic is refused with a clear error") {
     val decoder =
       new ProjectedDocDecoder(Seq((IndexedField("s", StringType, IndexKind.RawString), 0)))
-    val e = intercept[IllegalStateException](decoder.decode(
+    val e = intercept[IndexTablesException](decoder.decode(
       new Array[Byte](32),
       () => new GenericInternalRow(1)))
     assert(e.getMessage.contains("TANT"))
+    assert(e.getErrorClass === "INDEXTABLES_NATIVE_DATA_UNEXPECTED")
   }
 }
 

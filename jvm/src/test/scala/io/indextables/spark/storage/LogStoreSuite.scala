@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.IndexTablesException
+
 class LogStoreSuite extends AnyFunSuite {
   import io.indextables.spark.transaction.TransactionTestUtils._
 
@@ -42,6 +44,23 @@ class LogStoreSuite extends AnyFunSuite {
     val b = LogStore.forPath(new Path("s3://one/t"), other).asInstanceOf[S3LogStore]
     assert(!(b eq a))
     assert(!b.settings.toString.contains("never-printed"))
+  }
+
+  test("storage settings and paths the stores cannot use fail with their error classes") {
+    def refused(conf: org.apache.hadoop.conf.Configuration, path: String): IndexTablesException =
+      intercept[IndexTablesException](LogStore.forPath(new Path(path), conf).exists(new Path(path)))
+    val half = new org.apache.hadoop.conf.Configuration(hadoopConf)
+    half.set(StorageKeys.AwsAccessKey, "id-only")
+    val e1 = refused(half, "s3://half/t")
+    assert(e1.getErrorClass === "INDEXTABLES_INCOMPLETE_CREDENTIALS" && e1.getSqlState === "22023")
+    assert(e1.getMessage.contains(StorageKeys.AwsSecretKey) && !e1.getMessage.contains("id-only"))
+    val provider = new org.apache.hadoop.conf.Configuration(hadoopConf)
+    provider.set(StorageKeys.AwsCredentialsProviderClass, "no.such.Provider")
+    val e2 = refused(provider, "s3://provider/t")
+    assert(e2.getErrorClass === "INDEXTABLES_INVALID_OPTION")
+    assert(e2.getMessage.contains("no.such.Provider"))
+    val e3 = refused(hadoopConf, "abfss://account.dfs.core.windows.net/t")
+    assert(e3.getErrorClass === "INDEXTABLES_INVALID_STORAGE_PATH", e3.getMessage)
   }
 
   test("object-store paths qualify as they are, without a Hadoop file system") {

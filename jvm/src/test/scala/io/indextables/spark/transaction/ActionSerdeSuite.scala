@@ -2,6 +2,8 @@ package io.indextables.spark.transaction
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.TransactionLogException
+
 class ActionSerdeSuite extends AnyFunSuite {
 
   private def roundTrip(a: Action): Unit = {
@@ -98,14 +100,15 @@ class ActionSerdeSuite extends AnyFunSuite {
   }
 
   test("an unknown action key is an error that names the key") {
-    val e = intercept[IllegalArgumentException] {
+    val e = intercept[TransactionLogException] {
       ActionSerde.fromJson("""{"commitInfo":{"operation":"WRITE"}}""")
     }
     assert(e.getMessage.contains("commitInfo"))
+    assert(e.getErrorClass === "INDEXTABLES_LOG_MALFORMED_ACTION" && e.getSqlState === "XX001")
   }
 
   test("a missing required field is an error that names the action and the field") {
-    val e = intercept[IllegalArgumentException] {
+    val e = intercept[TransactionLogException] {
       ActionSerde.fromJson(
         """{"add":{"path":"p","partitionValues":{},"modificationTime":1,"dataChange":true}}""")
     }
@@ -113,7 +116,7 @@ class ActionSerdeSuite extends AnyFunSuite {
   }
 
   test("a field of the wrong type is an error that names it") {
-    val e = intercept[IllegalArgumentException] {
+    val e = intercept[TransactionLogException] {
       ActionSerde.fromJson("""{"protocol":{"minReaderVersion":"four","minWriterVersion":4}}""")
     }
     assert(e.getMessage.contains("minReaderVersion"))

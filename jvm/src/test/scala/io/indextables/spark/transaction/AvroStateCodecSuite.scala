@@ -2,6 +2,7 @@ package io.indextables.spark.transaction
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.transaction.state._
 
 /** Round trips of the checkpoint forms: Avro state records and the `_last_checkpoint` pointer. */
@@ -220,7 +221,8 @@ class AvroStateCodecSuite extends AnyFunSuite {
   }
 
   test("an unknown compression is refused with the accepted values") {
-    val e = intercept[IllegalArgumentException](AvroStateCodec.codec("lz4", 1))
+    val e = intercept[IndexTablesException](AvroStateCodec.codec("lz4", 1))
     assert(e.getMessage.contains("zstd, snappy or none"))
+    assert(e.getErrorClass === "INDEXTABLES_INVALID_OPTION" && e.getSqlState === "22023")
   }
 }

@@ -7,6 +7,7 @@ import org.apache.avro.file.{CodecFactory, DataFileStream}
 import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.exceptions.TransactionLogException
 import io.indextables.spark.transaction.state._
 
 /**
@@ -119,8 +120,9 @@ class ManifestBlockIndexSuite extends AnyFunSuite {
     val n = index.substring(at).takeWhile(_.isDigit)
     val wrong = (n.toInt - 1).toString.reverse.padTo(n.length, '1').reverse
     val tampered = replaceOnce(bytes, first + n + ",", first + wrong + ",")
-    val e = intercept[IllegalArgumentException](decodeDay(tampered, "2024-01-03"))
+    val e = intercept[TransactionLogException](decodeDay(tampered, "2024-01-03"))
     assert(e.getMessage.contains("block index"), e.getMessage)
+    assert(e.getErrorClass === "INDEXTABLES_LOG_MALFORMED_STATE")
     // A read of every entry does not use the index.
     assert(AvroStateCodec.decodeFileEntries(tampered) === entries)
   }

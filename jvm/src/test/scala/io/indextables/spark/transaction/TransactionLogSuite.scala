@@ -94,6 +94,10 @@ class TransactionLogSuite extends AnyFunSuite with BeforeAndAfterEach {
       assert(e.getErrorClass === "INDEXTABLES_TABLE_NOT_FOUND")
       assert(e.getMessage.startsWith("[INDEXTABLES_TABLE_NOT_FOUND] "), e.getMessage)
       assert(e.getMessage.contains(dir.getAbsolutePath), e.getMessage)
+      // A SparkThrowable, so Spark and PySpark report its class and SQLSTATE.
+      val spark: org.apache.spark.SparkThrowable = e
+      assert(spark.getErrorClass === "INDEXTABLES_TABLE_NOT_FOUND")
+      assert(spark.getSqlState === "42P01" && !spark.isInternalError)
     }
   }
 

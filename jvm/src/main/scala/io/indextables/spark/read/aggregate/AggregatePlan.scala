@@ -4,7 +4,7 @@ import org.apache.spark.sql.connector.expressions.{NamedReference, UserDefinedSc
 import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Count, CountStar, Max, Min, Sum}
 import org.apache.spark.sql.types._
 
-import io.indextables.spark.read.{Bucket, DateHistogramBucket, HistogramBucket, RangeBucket}
+import io.indextables.spark.expressions.{Bucket, DateHistogramBucket, HistogramBucket, RangeBucket}
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 
 /**

@@ -4,9 +4,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
 import org.apache.spark.sql.types.IntegerType
 
-import io.indextables.spark.config.{IndexTablesConf, TableIndexing}
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.{FilterPushdown, ReadRoute, ScanTable}
-import io.indextables.spark.schema.TableIndexSchema
+import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.stats.StatsValues
 
 /**

@@ -15,6 +15,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.{ReadPlan, ScanInputs, SplitInputPartition}
 
 /**
@@ -93,9 +94,9 @@ final case class DriverAggregate(
             (acc(s) match {
               case l: Long => l.toDouble
               case d: Double => d
-              case other => throw new IllegalStateException(s"AVG of $other")
+              case other => throw IndexTablesErrors.internalError(s"AVG of $other")
             }) / n
-        case (other, _) => throw new IllegalStateException(s"outputs $other")
+        case (other, _) => throw IndexTablesErrors.internalError(s"aggregate outputs $other")
       }
       new GenericInternalRow((key ++ results).toArray[Any]): InternalRow
     }
@@ -128,7 +129,7 @@ object DriverAggregate {
   def resultTypes(plan: AggregatePlan, outputs: Seq[Seq[Int]]): Seq[DataType] = outputs.map {
     case Seq(_, _) => DoubleType
     case Seq(i) => plan.metrics(i).outputType
-    case other => throw new IllegalStateException(s"outputs $other")
+    case other => throw IndexTablesErrors.internalError(s"aggregate outputs $other")
   }
 
   /** `f` of each item, each on its own thread of a pool made for the call. */

@@ -13,12 +13,14 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import io.indextables.spark.read.{DateHistogramBucket, HistogramBucket, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, RangeBucket, ReadPlan, SplitInputPartition, SplitSearchEngine}
+import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
+import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.IndexKind
+import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
@@ -52,6 +54,8 @@ final class IndexTables4SparkAggregateReader(
 
   private var searcherOpt: Option[SplitSearcher] = None
   private var healthy = true
+  // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
+  private val use = SplitFileGate.enter()
   private lazy val checked = SplitSearchEngine.check(plan, split)
   private def searcher: SplitSearcher = searcherOpt.getOrElse {
     val s = SplitSearchEngine.borrow(checked, split, plan)
@@ -310,14 +314,15 @@ final class IndexTables4SparkAggregateReader(
   private def metricsOf(result: String => AggregationResult, docs: Long): Option[Array[Any]] = {
     def statsOf(c: String): StatsResult = result(s"s${stats.indexOf(c)}") match {
       case s: StatsResult => s
-      case other => throw new IllegalStateException(s"stats of $c in ${split.path} gave $other")
+      case other =>
+        throw IndexTablesErrors.nativeDataUnexpected(s"stats of $c in ${split.path} gave $other")
     }
     val out = agg.metrics.map {
       case CountAll => Some(docs)
       case CountOf(c) if stats.contains(c) => Some(statsOf(c).getCount)
       case CountOf(c) => result(s"c${counted.indexOf(c)}") match {
           case r: CountResult => Some(r.getCount)
-          case other => throw new IllegalStateException(s"count of $c gave $other")
+          case other => throw IndexTablesErrors.nativeDataUnexpected(s"count of $c gave $other")
         }
       case SumOf(c, t) =>
         val s = statsOf(c)
@@ -361,7 +366,8 @@ final class IndexTables4SparkAggregateReader(
           // documents without a value are listed instead (usually few).
           val r = runAggregation(q, Map("n" -> new CountAggregation("n", f)))("n") match {
             case c: CountResult => c.getCount
-            case other => throw new IllegalStateException(s"value_count on $f gave $other")
+            case other =>
+              throw IndexTablesErrors.nativeDataUnexpected(s"value_count on $f gave $other")
           }
           // A column the filters hold non-null has a value in every match of the split's query.
           if ((q eq query) && agg.nonNullColumns.contains(f)) r
@@ -444,9 +450,11 @@ final class IndexTables4SparkAggregateReader(
     new GenericInternalRow(out.toArray[Any])
   }
 
-  override def close(): Unit = searcherOpt.foreach { s =>
-    if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
-  }
+  override def close(): Unit =
+    try searcherOpt.foreach { s =>
+        if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
+      }
+    finally use.end()
 }
 
 object IndexTables4SparkAggregateReader {

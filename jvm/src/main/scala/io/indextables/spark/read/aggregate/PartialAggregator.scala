@@ -4,6 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.types.{DateType, DoubleType, FloatType, IntegerType, LongType}
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 
 /**
@@ -69,13 +70,13 @@ object PartialAggregator {
   private def asLong(v: Any): Long = v match {
     case i: Int => i.toLong
     case l: Long => l
-    case other => throw new IllegalStateException(s"not an integer: $other")
+    case other => throw IndexTablesErrors.internalError(s"not an integer: $other")
   }
 
   private def asDouble(v: Any): Double = v match {
     case d: Double => d
     case f: Float => f.toDouble
-    case other => throw new IllegalStateException(s"not a floating value: $other")
+    case other => throw IndexTablesErrors.internalError(s"not a floating value: $other")
   }
 
   /** Spark's ordering of values of type `t` (NaN above every number). */
@@ -86,6 +87,6 @@ object PartialAggregator {
         .compareDoubles(a.asInstanceOf[Double], b.asInstanceOf[Double])
     case FloatType => org.apache.spark.sql.catalyst.util.SQLOrderingUtil
         .compareFloats(a.asInstanceOf[Float], b.asInstanceOf[Float])
-    case other => throw new IllegalStateException(s"MIN/MAX of $other is not pushed")
+    case other => throw IndexTablesErrors.internalError(s"MIN/MAX of $other is not pushed")
   }
 }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.types.{LongType, StringType}
 import org.apache.spark.sql.{Row, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.TableIndexing
+import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.transaction.{AddAction, RemoveAction}
 import io.indextables.spark.write.ReplaceWhereRows

@@ -11,6 +11,8 @@ import org.apache.avro.Schema
 import org.apache.avro.io.{BinaryDecoder, DecoderFactory}
 import org.xerial.snappy.Snappy
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * An Avro object container file held in memory, read block by block. Unlike Avro's
  * DataFileStream it decodes each block where it lies, reuses one decompression buffer for the
@@ -27,7 +29,7 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
   private var pos = 0
 
   if (bytes.length < 4 || bytes(0) != 'O' || bytes(1) != 'b' || bytes(2) != 'j' || bytes(3) != 1) {
-    throw new IllegalArgumentException("not an Avro object container file (bad magic)")
+    throw IndexTablesErrors.malformedStateFile("not an Avro object container file (bad magic)")
   }
   pos = 4
 
@@ -55,7 +57,7 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
   val codec: String = metaString("avro.codec").getOrElse("null")
 
   val schema: Schema = new Schema.Parser().parse(metaString("avro.schema").getOrElse(
-    throw new IllegalArgumentException("the Avro file has no avro.schema")))
+    throw IndexTablesErrors.malformedStateFile("the Avro file has no avro.schema")))
 
   def supported: Boolean = SupportedCodecs(codec)
 
@@ -73,19 +75,21 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
       val records = readLong()
       val size = readLong()
       if (records < 0 || size < 0 || size > bytes.length - pos - SyncSize) {
-        throw new IllegalArgumentException(s"block $index is truncated or corrupt")
+        throw IndexTablesErrors.malformedStateFile(s"block $index is truncated or corrupt")
       }
       val start = pos
       pos += size.toInt
       if (!java.util.Arrays.equals(bytes, pos, pos + SyncSize, sync, 0, SyncSize)) {
-        throw new IllegalArgumentException(s"block $index does not end in the file's sync marker")
+        throw IndexTablesErrors.malformedStateFile(
+          s"block $index does not end in the file's sync marker")
       }
       pos += SyncSize
       if (keep(index, records)) {
         decoder = decompress(start, size.toInt)
         read(records, decoder)
         if (!decoder.isEnd) {
-          throw new IllegalArgumentException(s"block $index holds more than its $records records")
+          throw IndexTablesErrors.malformedStateFile(
+            s"block $index holds more than its $records records")
         }
       }
       index += 1
@@ -115,7 +119,7 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
       val expected = ((bytes(at) & 0xff) << 24) | ((bytes(at + 1) & 0xff) << 16) |
         ((bytes(at + 2) & 0xff) << 8) | (bytes(at + 3) & 0xff)
       if (crc.getValue.toInt != expected)
-        throw new IllegalArgumentException("snappy block CRC mismatch")
+        throw IndexTablesErrors.malformedStateFile("snappy block CRC mismatch")
       DecoderFactory.get().binaryDecoder(out, 0, n, decoder)
     case "deflate" =>
       val inflater = new Inflater(true)
@@ -129,7 +133,7 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
           size)
         DecoderFactory.get().binaryDecoder(out, 0, n, decoder)
       } finally inflater.end()
-    case other => throw new IllegalStateException(s"unsupported Avro codec $other")
+    case other => throw IndexTablesErrors.malformedStateFile(s"unsupported Avro codec $other")
   }
 
   /** Reads a stream into `out` from its start, growing it as needed; the bytes read. */
@@ -153,12 +157,14 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
     var shift = 0
     var b = 0
     do {
-      if (pos >= bytes.length) throw new IllegalArgumentException("the Avro file is truncated")
+      if (pos >= bytes.length)
+        throw IndexTablesErrors.malformedStateFile("the Avro file is truncated")
       b = bytes(pos) & 0xff
       pos += 1
       value |= (b & 0x7fL) << shift
       shift += 7
-      if (shift > 63 && (b & 0x80) != 0) throw new IllegalArgumentException("malformed varint")
+      if (shift > 63 && (b & 0x80) != 0)
+        throw IndexTablesErrors.malformedStateFile("malformed varint")
     } while ((b & 0x80) != 0)
     (value >>> 1) ^ -(value & 1)
   }
@@ -166,12 +172,13 @@ private[state] final class AvroContainer(bytes: Array[Byte]) {
   private def readBytes(): Array[Byte] = {
     val n = readLong()
     if (n < 0 || n > bytes.length - pos)
-      throw new IllegalArgumentException("the Avro file is truncated")
+      throw IndexTablesErrors.malformedStateFile("the Avro file is truncated")
     take(n.toInt)
   }
 
   private def take(n: Int): Array[Byte] = {
-    if (n > bytes.length - pos) throw new IllegalArgumentException("the Avro file is truncated")
+    if (n > bytes.length - pos)
+      throw IndexTablesErrors.malformedStateFile("the Avro file is truncated")
     val a = java.util.Arrays.copyOfRange(bytes, pos, pos + n)
     pos += n
     a

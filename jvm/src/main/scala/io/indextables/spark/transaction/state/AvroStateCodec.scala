@@ -12,6 +12,7 @@ import org.apache.avro.Schema
 import org.apache.avro.file.{CodecFactory, DataFileStream, DataFileWriter}
 import org.apache.avro.generic.{GenericData, GenericDatumReader, GenericDatumWriter, GenericRecord}
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.AddAction
 
 /**
@@ -79,8 +80,10 @@ object AvroStateCodec {
     case "snappy" => CodecFactory.snappyCodec()
     case "none" | "uncompressed" | "null" => CodecFactory.nullCodec()
     case other =>
-      throw new IllegalArgumentException(
-        s"Unknown state compression '$other' (expected zstd, snappy or none)")
+      throw IndexTablesErrors.invalidOption(
+        "spark.indextables.state.compression",
+        other,
+        "zstd, snappy or none")
   }
 
   // ---- writing ------------------------------------------------------------------------------
@@ -308,10 +311,11 @@ object AvroStateCodec {
 
   // ---- reading ------------------------------------------------------------------------------
 
-  /** Decodes `_manifest.avro`; throws IllegalArgumentException when it holds no record. */
+  /** Decodes `_manifest.avro`; throws `INDEXTABLES_LOG_MALFORMED_STATE` when it holds no record. */
   def decodeStateManifest(bytes: Array[Byte]): StateManifest = {
     val records = read(bytes)
-    if (records.isEmpty) throw new IllegalArgumentException("the state manifest holds no record")
+    if (records.isEmpty)
+      throw IndexTablesErrors.malformedStateFile("the state manifest holds no record")
     val r = records.head
     StateManifest(
       formatVersion = int(r, "formatVersion").getOrElse(StateManifest.FormatVersion),
@@ -321,7 +325,7 @@ object AvroStateCodec {
       totalBytes = long(r, "totalBytes").getOrElse(-1L),
       manifests = list(r, "manifests").map {
         case m: GenericRecord => decodeManifestInfo(m)
-        case other => throw new IllegalArgumentException(s"unexpected manifest item $other")
+        case other => throw IndexTablesErrors.malformedStateFile(s"unexpected manifest item $other")
       },
       tombstones = list(r, "tombstones").map(_.toString),
       schemaRegistry = stringMap(r, "schemaRegistry").getOrElse(Map.empty),
@@ -388,7 +392,7 @@ object AvroStateCodec {
         case None => true
         case Some(ix) =>
           if (i >= ix.length || ix(i)._2 != records) {
-            throw new IllegalArgumentException(
+            throw IndexTablesErrors.malformedStateFile(
               s"block $i of $records records disagrees with the file's block index")
           }
           val bounds = ix(i)._1
@@ -405,7 +409,7 @@ object AvroStateCodec {
     }
     index.foreach { ix =>
       if (blocks != ix.length) {
-        throw new IllegalArgumentException(
+        throw IndexTablesErrors.malformedStateFile(
           s"the file has $blocks blocks but its block index lists ${ix.length}")
       }
     }
@@ -427,7 +431,7 @@ object AvroStateCodec {
     if (r.getSchema.getField(name) == null) None else Option(r.get(name))
 
   private def required[T](v: Option[T], name: String): T =
-    v.getOrElse(throw new IllegalArgumentException(s"required field '$name' is missing"))
+    v.getOrElse(throw IndexTablesErrors.malformedStateFile(s"required field '$name' is missing"))
 
   private def string(r: GenericRecord, name: String): Option[String] =
     field(r, name).map(_.toString)

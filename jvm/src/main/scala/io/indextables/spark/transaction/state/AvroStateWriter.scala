@@ -5,6 +5,7 @@ import java.util.UUID
 import org.apache.avro.file.CodecFactory
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.{ActionSerde, AddAction, SchemaHash, TableFeatures}
 import io.indextables.spark.transaction.{Snapshot, StateBase}
@@ -193,14 +194,15 @@ object AvroStateWriter {
     }.toVector
 
   private def putWithFreshName(store: LogStore, logPath: Path, bytes: Array[Byte]): String = {
+    val attempts = 10
     var attempt = 0
-    while (attempt < 10) {
+    while (attempt < attempts) {
       val hash = UUID.randomUUID().toString.replace("-", "").take(8)
       val rel = s"${AvroStateReader.SharedManifestDir}/manifest-$hash.avro"
       if (store.putIfAbsent(new Path(logPath, rel), bytes)) return rel
       attempt += 1
     }
-    throw new IllegalStateException(s"Could not find a free manifest name under $logPath")
+    throw IndexTablesErrors.stateNameTaken(logPath, attempts)
   }
 
   /** Min and max of every partition column over `files` (nulls ignored), None if unpartitioned. */

@@ -7,6 +7,7 @@ import org.apache.avro.generic.GenericDatumReader
 import org.apache.avro.io.{DatumReader, Decoder}
 import org.apache.avro.util.Utf8
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.AddAction
 
 /**
@@ -74,10 +75,10 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
     if (v(Slot.Path) eq PathPending) v(Slot.Path) = pathScratch.toString
     val add = AddAction(
       path = opt[String](Slot.Path).getOrElse(
-        throw new IllegalArgumentException("required field 'path' is missing")),
+        throw IndexTablesErrors.malformedStateFile("required field 'path' is missing")),
       partitionValues = opt[Map[String, String]](Slot.PartitionValues).getOrElse(Map.empty),
       size = opt[java.lang.Long](Slot.Size).map(_.longValue()).getOrElse(
-        throw new IllegalArgumentException("required field 'size' is missing")),
+        throw IndexTablesErrors.malformedStateFile("required field 'size' is missing")),
       modificationTime = long(opt[java.lang.Long](Slot.ModificationTime), 0L),
       dataChange = opt[java.lang.Boolean](Slot.DataChange).forall(_.booleanValue()),
       stats = opt[String](Slot.Stats),

@@ -1,4 +1,4 @@
-package io.indextables.spark.read
+package io.indextables.spark.expressions
 
 import java.time.Instant
 

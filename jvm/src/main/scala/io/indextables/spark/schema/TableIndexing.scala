@@ -1,4 +1,4 @@
-package io.indextables.spark.config
+package io.indextables.spark.schema
 
 import scala.collection.JavaConverters._
 
@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ArrayNode
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import io.indextables.spark.schema.{SplitIndexSchema, TableIndexSchema}
 import io.indextables.spark.transaction.{AddAction, Snapshot, TableFeatures}
 
 /**
@@ -37,7 +36,7 @@ object TableIndexing {
 
   /** The string columns the table's metadata records as JSON (see SplitIndexSchema.of). */
   private def jsonStrings(snapshot: Snapshot): Set[String] =
-    IndexTablesOptions.recordedIndexing(snapshot.metadata.configuration).typemap.collect {
+    IndexingRequest.recorded(snapshot.metadata.configuration).typemap.collect {
       case (c, "json") => c
     }.toSet
 
@@ -84,5 +83,5 @@ object TableIndexing {
     TableIndexSchema.resolve(
       tableSchema(snapshot),
       snapshot.metadata.partitionColumns,
-      IndexTablesOptions.recordedIndexing(snapshot.metadata.configuration))
+      IndexingRequest.recorded(snapshot.metadata.configuration))
 }
