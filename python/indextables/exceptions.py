@@ -153,7 +153,9 @@ class UnsupportedProtocolError(IndexTablesError):
 class CorruptTableError(IndexTablesError):
     """A log or split file is missing, unreadable or inconsistent (``INDEXTABLES_LOG_*``,
     ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._INVALID_DOC_MAPPING``,
-    ``..._NATIVE_DATA_UNEXPECTED``)."""
+    ``..._NATIVE_DATA_UNEXPECTED``), or a companion table's Parquet file is missing, changed
+    since it was indexed, or out of place (``..._COMPANION_FILE_UNREADABLE``,
+    ``..._COMPANION_FILE_CHANGED``, ``..._COMPANION_FILES_SCATTERED``)."""
 
 
 class StorageError(IndexTablesError):
@@ -205,6 +207,9 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_INVALID_DOC_MAPPING": CorruptTableError,
         "INDEXTABLES_SPLIT_MISSING": CorruptTableError,
         "INDEXTABLES_SPLIT_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_COMPANION_FILE_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_COMPANION_FILE_CHANGED": CorruptTableError,
+        "INDEXTABLES_COMPANION_FILES_SCATTERED": CorruptTableError,
         "INDEXTABLES_STORAGE_NOT_FOUND": StorageError,
         "INDEXTABLES_STORAGE_REQUEST_FAILED": StorageError,
         "INDEXTABLES_PATH_OUTSIDE_TABLE": CorruptTableError,
