@@ -122,7 +122,8 @@ class InvalidQueryError(IndexTablesError, AnalysisException):
 
 class TimeTravelError(IndexTablesError, AnalysisException):
     """A version or timestamp the table cannot be read at (``INDEXTABLES_VERSION_NOT_FOUND``,
-    ``..._VERSION_REMOVED``, ``..._TIMESTAMP_BEFORE_TABLE``, ``..._TIME_TRAVEL_CONFLICT``)."""
+    ``..._VERSION_REMOVED``, ``..._SPLIT_PURGED``, ``..._TIMESTAMP_BEFORE_TABLE``,
+    ``..._TIME_TRAVEL_CONFLICT``)."""
 
 
 class UnsupportedTypeError(IndexTablesError, AnalysisException):
@@ -168,6 +169,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_INVALID_INDEXQUERY": InvalidQueryError,
         "INDEXTABLES_VERSION_NOT_FOUND": TimeTravelError,
         "INDEXTABLES_VERSION_REMOVED": TimeTravelError,
+        "INDEXTABLES_SPLIT_PURGED": TimeTravelError,
         "INDEXTABLES_TIMESTAMP_BEFORE_TABLE": TimeTravelError,
         "INDEXTABLES_TIME_TRAVEL_CONFLICT": TimeTravelError,
         "INDEXTABLES_UNSUPPORTED_TYPE": UnsupportedTypeError,
