@@ -3,13 +3,14 @@ package io.indextables.spark.read
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
+import io.indextables.spark.stats.NanCounts
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths}
 
@@ -84,12 +85,20 @@ private[read] final case class ScanTable(
   }
 
   /**
-   * The distinct ways the splits `kept` hold the table's columns (from their doc mappings),
-   * each with the union of mappings its IndexQuery is parsed against, and each split's variant.
+   * The distinct ways the splits `kept` hold the table's columns (from their doc mappings, and
+   * which floating columns they hold no NaN in), each with the union of mappings its IndexQuery is parsed against, and each split's variant.
    */
   def variants(kept: Seq[AddAction]): ScanVariants = {
     val bySplit = kept.map { a =>
-      (a.path, (TableIndexing.forSplit(snapshot, a), snapshot.docMappingFor(a)))
+      val schema = TableIndexing.forSplit(snapshot, a)
+      // The floating columns the split is recorded to hold no NaN in: ranges on them are exact.
+      val recorded = NanCounts.nanFree(a.stats)
+      val nanFree = schema.fields.collect {
+        case f
+            if (f.dataType == DoubleType || f.dataType == FloatType) &&
+              recorded.contains(f.name) => f.name
+      }.toSet
+      (a.path, (schema.copy(nanFree = nanFree), snapshot.docMappingFor(a)))
     }
     val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
     val index = distinct.zipWithIndex.toMap

@@ -17,6 +17,7 @@ import org.apache.spark.unsafe.types.UTF8String
 final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
   private val mins = new Array[Any](columns.length)
   private val maxs = new Array[Any](columns.length)
+  private val nans = new Array[Long](columns.length)
 
   def update(row: InternalRow): Unit = {
     var i = 0
@@ -27,8 +28,14 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
           case StringType => row.getUTF8String(ord)
           case IntegerType | DateType => row.getInt(ord)
           case LongType | TimestampType => row.getLong(ord)
-          case DoubleType => val d = row.getDouble(ord); if (d.isNaN) null else d
-          case FloatType => val d = row.getFloat(ord); if (d.isNaN) null else d
+          case DoubleType =>
+            val d = row.getDouble(ord)
+            if (d.isNaN) { nans(i) += 1; null }
+            else d
+          case FloatType =>
+            val d = row.getFloat(ord)
+            if (d.isNaN) { nans(i) += 1; null }
+            else d
           case d: DecimalType => row.getDecimal(ord, d.precision, d.scale)
           case _ => null
         }
@@ -58,6 +65,12 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
 
   def minValues: Map[String, String] = render(mins, isMax = false)
   def maxValues: Map[String, String] = render(maxs, isMax = true)
+
+  /** The add action's `stats`: the NaN count of every floating column ([[NanCounts]]). */
+  def statsJson: Option[String] = NanCounts.json(columns.indices.collect {
+    case i if columns(i)._2.dataType == DoubleType || columns(i)._2.dataType == FloatType =>
+      columns(i)._2.name -> nans(i)
+  }.toMap)
 
   private def render(values: Array[Any], isMax: Boolean): Map[String, String] =
     columns.indices.flatMap { i =>
