@@ -179,6 +179,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_COMMAND_SYNTAX_ERROR": CommandSyntaxError,
         "INDEXTABLES_COMMAND_TARGET": CommandSyntaxError,
         "INDEXTABLES_PARTITION_PREDICATE": InvalidOptionError,
+        "INDEXTABLES_INVALID_PARTITION_PREDICATE": InvalidOptionError,
         "INDEXTABLES_UNKNOWN_INDEX_COMPONENT": InvalidOptionError,
         "INDEXTABLES_UNKNOWN_FIELD": InvalidOptionError,
         "INDEXTABLES_INVALID_OPTION": InvalidOptionError,

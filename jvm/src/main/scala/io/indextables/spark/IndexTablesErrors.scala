@@ -584,6 +584,13 @@ object IndexTablesErrors {
          else partitionColumns.mkString("[", ", ", "]")) + "."
     )
 
+  def invalidPartitionPredicate(command: String, predicate: String, why: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_PARTITION_PREDICATE",
+      s"$command: the WHERE clause '$predicate' cannot be used: $why."
+    )
+
   def unknownIndexComponent(name: String, known: Seq[String]): IndexTablesException =
     error(
       "INDEXTABLES_UNKNOWN_INDEX_COMPONENT",
