@@ -32,7 +32,7 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
  *    numbers), so it is translated only together with an upper bound, unless the splits are
  *    recorded as holding no NaN in the column (`TableIndexSchema.nanFree`, from the add
- *    action's `stats`: see `stats/NanCounts`).
+ *    action's `stats`: see `stats/SplitCounts`).
  * With `tokenQueries` off, text columns get no token queries at all: for splits whose text may
  * hold tokens the tokenizer dropped (see TokenLimit). Stateless and thread-safe.
  */

@@ -10,7 +10,7 @@ import io.indextables.spark.config.{IndexTablesOptions, TableIndexing}
 import io.indextables.spark.filters.{ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.schema.{TableIndexSchema, TokenLimit}
-import io.indextables.spark.stats.NanCounts
+import io.indextables.spark.stats.SplitCounts
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths}
 
@@ -92,7 +92,7 @@ private[read] final case class ScanTable(
     val bySplit = kept.map { a =>
       val schema = TableIndexing.forSplit(snapshot, a)
       // The floating columns the split is recorded to hold no NaN in: ranges on them are exact.
-      val recorded = NanCounts.nanFree(a.stats)
+      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount)
       val nanFree = schema.fields.collect {
         case f
             if (f.dataType == DoubleType || f.dataType == FloatType) &&
