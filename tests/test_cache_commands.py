@@ -101,6 +101,14 @@ def test_a_where_on_a_data_column_is_refused_naming_the_partition_columns(
     text = error_text(err.value)
     assert "INDEXTABLES_PARTITION_PREDICATE" in text and "[part]" in text
     assert isinstance(err.value, indextables.InvalidOptionError)
+    # A clause that does not parse, or a condition naming no column, is refused by the same
+    # partition predicate as MERGE SPLITS and DROP PARTITIONS use.
+    for bad, fault in (("part >", "part >"), ("part = 1 AND 1 = 1", "every condition")):
+        with pytest.raises(Exception) as err:
+            spark.sql(f"DESCRIBE INDEXTABLES COMPONENT SIZES '{path}' WHERE {bad}").collect()
+        text = error_text(err.value)
+        assert "INDEXTABLES_INVALID_PARTITION_PREDICATE" in text and fault in text, text
+        assert isinstance(err.value, indextables.InvalidOptionError)
 
 
 def test_prewarm_warms_every_split_and_validates_segments_and_fields(

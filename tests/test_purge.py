@@ -1,9 +1,12 @@
 """PURGE INDEXTABLE, purge-on-write, TRUNCATE INDEXTABLES TIME TRAVEL, REPAIR INDEXFILES, and the
 rule that every path taken from the log stays inside the table root.
 
-Making files "old": PURGE keeps unreferenced splits younger than its retention (24 hours at
-least). The tests age files by setting their modification times with os.utime (`_age`), and say
-so; only `test_retention_check_off_allows_a_short_retention` turns the retention check off."""
+PURGE has Delta VACUUM's semantics: a file the current version does not reference goes once it
+left the table longer ago than the retention (24 hours at least): its remove action's
+deletionTimestamp, or its modification time for a file never committed. The tests make files
+"old" by setting their modification times with os.utime (`_age`) and removes "old" by rewriting
+their deletionTimestamp in the version files (`_age_removes`), and say so; the tests that turn the
+retention check off say so too."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -51,6 +54,30 @@ def _purge(
 ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
     (row,) = spark.sql(f"PURGE INDEXTABLE {target} {clause}").collect()
     return row.metrics.asDict(), [(f.path, f.size) for f in row.files]
+
+
+def _age_removes(spark: SparkSession, path: str, hours: float) -> None:
+    """Sets every remove's deletionTimestamp in the version files of `path` to `hours` ago (how
+    the tests make a removal old), writing them back as plain JSON lines, and drops the JVM's
+    cached snapshots, which hold the tombstones as they were."""
+    when = int((time.time() - hours * 3600) * 1000)
+    for version in _version_files(path):
+        actions = _decode_version(Path(path) / LOG / f"{version:020d}.json")
+        if any("remove" in a for a in actions):
+            for a in actions:
+                if "remove" in a:
+                    a["remove"]["deletionTimestamp"] = when
+            _append_version(path, version, actions)
+    jvm(spark).io.indextables.spark.transaction.TransactionLog.clearCache()
+
+
+def _no_check(spark: SparkSession, target: str, clause: str) -> tuple[dict[str, Any], list[Any]]:
+    """PURGE with the retention check off (for this one command)."""
+    spark.conf.set("spark.indextables.purge.retentionCheckEnabled", "false")
+    try:
+        return _purge(spark, target, clause)
+    finally:
+        spark.conf.unset("spark.indextables.purge.retentionCheckEnabled")
 
 
 def _version_files(path: str) -> list[int]:
@@ -195,14 +222,17 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
     spark.sql(f"CHECKPOINT INDEXTABLES '{path}'")
     _age(set(data_files(path)), 48)  # every split 48 hours old (os.utime)
 
-    # Version 0 still holds v0's splits: a plain PURGE keeps them, deletes the orphan only.
+    # Version 1 removed v0's splits just now: however old the files, their removal is recent,
+    # so a PURGE keeps them (as Delta's VACUUM does) and deletes the orphan only.
     metrics, files = _purge(spark, f"'{path}'", "OLDER THAN 1 DAYS DRY RUN")
     assert metrics["status"] == "DRY_RUN" and metrics["dry_run"] is True
     assert files == [(str(orphan.relative_to(path)), orphan.stat().st_size)]
     assert orphan.exists()
 
-    # With the log retention at 0 hours, version 0 goes (the checkpoint covers it), and with it
-    # the last reference to v0's splits. Dry run first: nothing changes.
+    # The removal made 48 hours old (rewritten deletionTimestamps): v0's splits are due now,
+    # and with the log retention at 0 hours version 0 goes too (the checkpoint covers it).
+    # Dry run first: nothing changes.
+    _age_removes(spark, path, 48)
     clause = "OLDER THAN 3 DAYS TRANSACTION LOG RETENTION 0 HOURS"
     metrics, files = _purge(
         spark, f"'{path}'", "OLDER THAN 1 DAYS TRANSACTION LOG RETENTION 0 HOURS DRY RUN"
@@ -234,6 +264,114 @@ def test_purge_dry_run_then_purge_deletes_only_unreachable_splits(
         spark, f"'{path}'", "OLDER THAN 1 DAYS TRANSACTION LOG RETENTION 0 HOURS"
     )
     assert files == [] and metrics["orphaned_files_found"] == 0
+
+
+def test_purge_frees_the_space_of_overwritten_data(spark: SparkSession, tmp_path: Path) -> None:
+    """Issue 28 item 1, its repro: 500 rows written, then overwritten three times. Every file the
+    current version does not reference goes (VACUUM semantics), however many version files still
+    name them, and on the companion layout the Parquet files of their rows go with them."""
+    path = str(tmp_path / "table")
+    write_table(_rows(spark, 0, 500).repartition(2), path)
+    for i in range(1, 4):
+        last = _rows(spark, i * 1000, 500).repartition(2)
+        write_table(last, path, mode="overwrite")
+    live = _live(spark, path)
+    every = set(data_files(path))
+    live_splits = [p for p in live if p.suffix == ".split"]
+    assert len(split_files(path)) == 8 and len(live_splits) == 2
+    assert live < every and _version_files(path) == [0, 1, 2, 3]
+    parquet = str(tmp_path / "oracle.parquet")
+    last.write.parquet(parquet)
+
+    metrics, files = _no_check(spark, f"'{path}'", "OLDER THAN 0 HOURS")
+    dead = every - live
+    assert metrics["status"] == "SUCCESS" and metrics["orphaned_files_deleted"] == len(dead)
+    assert {p for p, _ in files} == {str(p.relative_to(path)) for p in dead}
+    assert set(data_files(path)) == live and len(split_files(path)) == 2
+    assert_same_rows(read_table(spark, path), spark.read.parquet(parquet))
+    # No checkpoint covered the old versions, so the version files stayed (log retention).
+    assert _version_files(path) == [0, 1, 2, 3]
+
+
+def test_purge_writes_a_checkpoint_so_log_cleanup_can_rest_on_it(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """With no checkpoint, TRANSACTION LOG RETENTION had nothing to rest on and removed nothing:
+    PURGE writes one of the current version first, then the version files older than both the
+    log retention and that checkpoint go. A dry run writes nothing."""
+    path = str(tmp_path / "table")
+    rows = _table(spark, path, 4)
+    clause = "OLDER THAN 0 HOURS TRANSACTION LOG RETENTION 0 HOURS"
+    metrics, _ = _no_check(spark, f"'{path}'", clause + " DRY RUN")
+    assert metrics["tx_log_files_deleted"] == 3 and _version_files(path) == [0, 1, 2, 3]
+    assert not (Path(path) / LOG / "_last_checkpoint").exists()
+    metrics, files = _no_check(spark, f"'{path}'", clause)
+    assert metrics["tx_log_files_deleted"] == 3 and files == []
+    assert _version_files(path) == [3] and (Path(path) / LOG / "_last_checkpoint").exists()
+    jvm(spark).io.indextables.spark.transaction.TransactionLog.clearCache()
+    assert_same_rows(read_table(spark, path), rows)
+    v3 = spark.read.format("indextables").option("versionAsOf", 3).load(path)
+    assert_same_rows(v3, rows)
+
+
+def test_purge_keeps_files_removed_recently_however_old(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A file's removal time is its remove's deletionTimestamp, not its modification time: an
+    overwrite just now of files written 48 hours ago keeps them through a 24-hour PURGE, and the
+    version before the overwrite still reads. Once the removal is 48 hours old, they go."""
+    path = str(tmp_path / "table")
+    first = _rows(spark, 0, 300).coalesce(1)
+    write_table(first, path)
+    old = set(data_files(path))
+    _age(old, 48)
+    write_table(_rows(spark, 1_000, 300).coalesce(1), path, mode="overwrite")
+    metrics, files = _purge(spark, f"'{path}'", "OLDER THAN 1 DAYS")
+    assert files == [] and metrics["orphaned_files_found"] == len(old)
+    assert all(p.exists() for p in old)
+    v0 = spark.read.format("indextables").option("versionAsOf", 0).load(path)
+    assert_same_rows(v0, first)
+    _age_removes(spark, path, 48)
+    metrics, files = _purge(spark, f"'{path}'", "OLDER THAN 1 DAYS")
+    assert {p for p, _ in files} == {str(p.relative_to(path)) for p in old}
+    assert not any(p.exists() for p in old)
+
+
+def test_time_travel_after_purge_fails_clearly_or_answers_right(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """After a PURGE, a version whose files it deleted fails with INDEXTABLES_SPLIT_PURGED naming
+    the file, for a search, a plain scan and a pushed aggregate alike, never with fewer rows;
+    versions whose files were kept read as they did."""
+    path = str(tmp_path / "table")
+    write_table(_rows(spark, 0, 400).coalesce(1), path)  # v0
+    (v0_split,) = split_files(path)
+    second = _rows(spark, 10_000, 400).coalesce(1)
+    write_table(second, path, mode="overwrite")  # v1
+    _no_check(spark, f"'{path}'", "OLDER THAN 0 HOURS")
+    assert not v0_split.exists()
+    third = _rows(spark, 20_000, 100).coalesce(1)
+    write_table(third, path, mode="append")  # v2: v1's split is still live
+
+    def at(version: int) -> DataFrame:
+        return spark.read.format("indextables").option("versionAsOf", version).load(path)
+
+    queries: list[Callable[[DataFrame], Any]] = [
+        lambda df: df.collect(),
+        lambda df: df.filter("id > 5").collect(),
+        lambda df: df.filter("id > 5").agg(F.max("id")).collect(),
+        lambda df: df.groupBy("part").count().collect(),
+    ]
+    for query in queries:
+        with pytest.raises(Exception) as gone:
+            query(at(0))
+        text = error_text(gone.value)
+        assert "INDEXTABLES_SPLIT_PURGED" in text and v0_split.name in text, text
+        assert "PURGE" in text and "Version 0" in text
+    assert_same_rows(at(1), second)
+    assert_same_rows(at(1).filter("id % 7 = 1"), second.filter("id % 7 = 1"))
+    assert_same_rows(at(2), second.unionByName(third))
+    assert_same_rows(read_table(spark, path), second.unionByName(third))
 
 
 def test_purge_keeps_splits_only_a_checkpoint_references(
@@ -352,6 +490,7 @@ def test_purge_on_write(spark: SparkSession, tmp_path: Path) -> None:
     write_table(kept, path, mode="overwrite")
     spark.sql(f"CHECKPOINT INDEXTABLES '{path}'")
     _age(dead, 48)
+    _age_removes(spark, path, 48)  # the overwrite removed them 48 hours ago
     options = {
         "spark.indextables.purgeOnWrite.enabled": "true",
         "spark.indextables.purgeOnWrite.triggerAfterWrites": "2",

@@ -126,7 +126,8 @@ class InvalidQueryError(IndexTablesError, AnalysisException):
 
 class TimeTravelError(IndexTablesError, AnalysisException):
     """A version or timestamp the table cannot be read at (``INDEXTABLES_VERSION_NOT_FOUND``,
-    ``..._VERSION_REMOVED``, ``..._TIMESTAMP_BEFORE_TABLE``, ``..._TIME_TRAVEL_CONFLICT``)."""
+    ``..._VERSION_REMOVED``, ``..._SPLIT_PURGED``, ``..._TIMESTAMP_BEFORE_TABLE``,
+    ``..._TIME_TRAVEL_CONFLICT``)."""
 
 
 class UnsupportedTypeError(IndexTablesError, AnalysisException):
@@ -175,6 +176,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_INVALID_INDEXQUERY": InvalidQueryError,
         "INDEXTABLES_VERSION_NOT_FOUND": TimeTravelError,
         "INDEXTABLES_VERSION_REMOVED": TimeTravelError,
+        "INDEXTABLES_SPLIT_PURGED": TimeTravelError,
         "INDEXTABLES_TIMESTAMP_BEFORE_TABLE": TimeTravelError,
         "INDEXTABLES_TIME_TRAVEL_CONFLICT": TimeTravelError,
         "INDEXTABLES_UNSUPPORTED_TYPE": UnsupportedTypeError,
@@ -184,6 +186,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_COMMAND_SYNTAX_ERROR": CommandSyntaxError,
         "INDEXTABLES_COMMAND_TARGET": CommandSyntaxError,
         "INDEXTABLES_PARTITION_PREDICATE": InvalidOptionError,
+        "INDEXTABLES_INVALID_PARTITION_PREDICATE": InvalidOptionError,
         "INDEXTABLES_UNKNOWN_INDEX_COMPONENT": InvalidOptionError,
         "INDEXTABLES_UNKNOWN_FIELD": InvalidOptionError,
         "INDEXTABLES_INVALID_OPTION": InvalidOptionError,

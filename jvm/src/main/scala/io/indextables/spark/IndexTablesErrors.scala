@@ -100,6 +100,16 @@ object IndexTablesErrors {
         s"is ${earliest.map(_.toString).getOrElse("unknown")}."
     )
 
+  def splitPurged(tablePath: String, version: Long, latest: Long, file: String)
+      : TransactionLogException =
+    logError(
+      "INDEXTABLES_SPLIT_PURGED",
+      s"Version $version of table $tablePath can no longer be read: its file $file was " +
+        s"deleted by PURGE, because version $latest no longer references it and it was removed " +
+        "longer ago than the purge retention. Read a later version, or purge with a longer " +
+        "retention (OLDER THAN) to keep older versions readable."
+    )
+
   def timestampBeforeTable(tablePath: Path, timestamp: String, earliest: Long)
       : TransactionLogException =
     logError(
@@ -650,6 +660,13 @@ object IndexTablesErrors {
         s"partition columns are " +
         (if (partitionColumns.isEmpty) "none (it is not partitioned)"
          else partitionColumns.mkString("[", ", ", "]")) + "."
+    )
+
+  def invalidPartitionPredicate(command: String, predicate: String, why: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_INVALID_PARTITION_PREDICATE",
+      s"$command: the WHERE clause '$predicate' cannot be used: $why."
     )
 
   def unknownIndexComponent(name: String, known: Seq[String]): IndexTablesException =

@@ -94,7 +94,18 @@ class IndexTables4SparkTable(
     val indexQuery = IndexQueryRegistry.keyIn(readOptions).map { key =>
       IndexQueryRegistry.lookup(key).getOrElse(throw IndexTablesErrors.indexQueryLost(tablePath))
     }
-    new IndexTables4SparkScanBuilder(tablePath, snap, resolvedOptions(readOptions), indexQuery)
+    // Time travel: the latest snapshot tells a purged file from one lost otherwise.
+    val timeTravel = all.keys.exists { k =>
+      k.equalsIgnoreCase("versionAsOf") || k.equalsIgnoreCase("timestampAsOf")
+    }
+    val latest = if (!timeTravel) None
+    else TableLogResolver.load(tablePath, all).filter(_.version != snap.version)
+    new IndexTables4SparkScanBuilder(
+      tablePath,
+      snap,
+      resolvedOptions(readOptions),
+      indexQuery,
+      latest)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =

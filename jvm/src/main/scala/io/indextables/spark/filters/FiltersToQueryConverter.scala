@@ -30,7 +30,9 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  *    a superset (see [[QuerySides]]);
  *  - timestamps are indexed at second precision, so their filters are widened to whole seconds;
  *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
- *    numbers), so it is translated only together with an upper bound.
+ *    numbers), so it is translated only together with an upper bound, unless the splits are
+ *    recorded as holding no NaN in the column (`TableIndexSchema.nanFree`, from the add
+ *    action's `stats`: see `stats/SplitCounts`).
  * With `tokenQueries` off, text columns get no token queries at all: for splits whose text may
  * hold tokens the tokenizer dropped (see TokenLimit). Stateless and thread-safe.
  */
@@ -301,7 +303,10 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
             }
           for (lo <- bound(lower, r); hi <- bound(upper, r))
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "i64"), exact = true)
-        case (IndexKind.F64, DoubleType | FloatType) if upper.isDefined =>
+        // Spark orders NaN above every number; a split recorded as holding none in the column
+        // (`nanFree`) answers a range without an upper bound exactly too.
+        case (IndexKind.F64, DoubleType | FloatType)
+            if upper.isDefined || schema.nanFree.contains(f.name) =>
           // Zero is refused: tantivy orders -0.0 below 0.0, Spark holds them equal.
           val r = (v: Any) => floating(v).filter(d => !d.isNaN && d != 0.0).map(_.toString)
           for (lo <- bound(lower, r); hi <- bound(upper, r))

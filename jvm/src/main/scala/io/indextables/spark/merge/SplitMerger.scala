@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
 import io.indextables.spark.schema.PartitionValues
-import io.indextables.spark.stats.CombinedStatistics
+import io.indextables.spark.stats.{CombinedStatistics, SplitCounts}
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore, SplitFileGate}
 import io.indextables.spark.transaction.TablePaths
 import io.indextables.spark.transaction.AddAction
@@ -139,6 +139,7 @@ object SplitMerger {
           size = size,
           modificationTime = System.currentTimeMillis(),
           dataChange = false,
+          stats = SplitCounts.combine(group.sources.map(_.stats)),
           minValues = stats.map(_._1),
           maxValues = stats.map(_._2),
           numRecords = Some(md.getNumDocs),

@@ -6,33 +6,44 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
-import io.indextables.spark.transaction.{AddAction, LogRetention, TableLayout, TablePaths, TransactionLog}
+import io.indextables.spark.transaction.{Action, AddAction, CheckpointWriter, LogRetention, RemoveAction, TableLayout, TablePaths, TransactionLog}
 
 /**
- * Deletes the split files of a table that no version of it can reach any more, and the log files
- * a checkpoint made unnecessary (PURGE INDEXTABLE and purge-on-write). Driver side; stateless.
+ * PURGE INDEXTABLE and purge-on-write, with Delta VACUUM's semantics: deletes the split files
+ * the current version no longer references once they have been gone longer than the retention,
+ * and the version files that log retention and the newest checkpoint allow. Driver side;
+ * stateless.
  *
  * A split file is deleted only when all of these hold:
  *  - it lies below the table root, outside `_transaction_log`, and its name ends in `.split`
  *    (or, in a companion table, `.parquet`: the files of its rows)
  *    (or is such a split's `.crc`): nothing else in the directory is ever touched;
- *  - no version file that stays on storage adds it, no checkpoint or Avro state that stays on
- *    storage lists it, and the latest version does not hold it. This is a superset of what time
- *    travel can reach (a version's live files are those of the checkpoint it starts from plus
- *    the adds after it), so every reachable version keeps its files. Reading version files
- *    alone and ignoring checkpoints lost data upstream (indextables_spark PR #67): a split that
- *    a cleaned-up version added lives on only in the checkpoint;
- *  - its modification time is older than the retention. A write in flight has uploaded its
- *    splits but not yet committed them; they are recent, so the retention (24 hours at least,
- *    unless the check is turned off) keeps them until their commit is in the log.
+ *  - the current version does not reference it (a companion split's Parquet files count as
+ *    referenced with it). The current version is read from the checkpoint or Avro state it rests
+ *    on plus the version files after it, so a split that only that state lists stays (upstream
+ *    PR #67 lost data by reading version files alone);
+ *  - it left the table longer ago than the retention: its removal time is the newest
+ *    `deletionTimestamp` of a remove naming it (a companion Parquet file takes its split's) in
+ *    the version files and tombstones still on storage, and its modification time when it was
+ *    never committed or no remove of it is left; the later of the two counts. A write in flight
+ *    has uploaded its splits but not committed them; they are recent, so the retention (24 hours
+ *    at least, unless the check is turned off) keeps them until their commit is in the log.
+ * Time travel to a version older than the retention may then find its files gone; the read fails
+ * with `INDEXTABLES_SPLIT_PURGED`, naming the file, never with a wrong answer.
+ *
  * The files are listed before the log is read, so a split committed before the log read is
  * known; just before deleting, the log is read again and any version committed meanwhile is
  * added to the referenced set.
  *
+ * Log cleanup ([[LogRetention]]) deletes the version files older than both the log retention
+ * and the newest checkpoint, except one holding a remove younger than the split retention (its
+ * removal time still protects a file). When the table has no checkpoint, one of the current version is
+ * written first (planned only, for a dry run), so that cleanup can rest on it; the checkpoint or
+ * Avro state the current version rests on is never deleted.
+ *
  * Every path taken from the log goes through [[TablePaths.resolve]]: a log naming a path outside
  * the table fails the purge before anything is deleted. A failed deletion is counted, not
- * thrown, and the next run retries it; a run killed half-way leaves every live file in place
- * (log files go only when a checkpoint covers them; splits only when unreferenced).
+ * thrown, and the next run retries it; a run killed half-way leaves every live file in place.
  */
 object SplitPurge {
 
@@ -73,7 +84,9 @@ object SplitPurge {
       : Result = {
     val root = log.tablePath
     val store = log.tableStore
-    val logPlan = LogRetention.plan(log, now, settings.txLogRetentionHours)
+    val restOn = checkpointFirst(log, settings, now)
+    val planned = LogRetention.plan(log, now, settings.txLogRetentionHours, restOn)
+    val cutoff = now - settings.splitRetentionHours * HourMs
 
     // Listed first: a split committed before the log is read below is then known to be live.
     val logDirPrefix = root.toUri.getPath.stripSuffix("/") + "/" + TransactionLog.LogDirName + "/"
@@ -88,24 +101,36 @@ object SplitPurge {
 
     val referenced = mutable.HashSet.empty[String]
     addAll(referenced, root, latest.allFiles)
-    val keptVersions = log.listVersions().filterNot(logPlan.versionFiles.toSet)
-    keptVersions.foreach(v => addAll(referenced, root, adds(log, v)))
-    // Every checkpoint on storage, including states this run's log cleanup drops: a superset
-    // is safe, and what only a dropped state held goes on the next run.
-    log.checkpointVersions().foreach(v => addAll(referenced, root, log.snapshotAt(v).allFiles))
+    val removals = new Removals(root)
+    latest.tombstones.foreach(r => removals.remove(r, None))
+    // An Avro state's tombstones carry no time: they left no later than the state was written.
+    latest.stateBase.foreach { b =>
+      b.manifest.tombstones.foreach(p =>
+        removals.remove(RemoveAction(p, None, true), Some(b.manifest.createdAt)))
+    }
+    val versions = log.listVersions()
+    // A version file holding a remove younger than the retention stays: once its removal time is
+    // lost, a file removed recently would look as old as its modification time.
+    val protecting = versions.filter { v =>
+      removals.record(log.actionsOf(v), log.commitTimestamp(v)).exists(_ >= cutoff)
+    }.toSet
+    val logPlan = planned.copy(versionFiles = planned.versionFiles.filterNot(protecting))
 
-    val cutoff = now - settings.splitRetentionHours * HourMs
     def orphans() = listed.filterNot(f => referenced.contains(key(splitOf(f.path))))
     val found = orphans()
     // Versions committed while we read: their adds are live too.
-    val seen = (keptVersions :+ latest.version).max
-    log.listVersions().filter(_ > seen).foreach(v => addAll(referenced, root, adds(log, v)))
-    val eligible = orphans().filter(_.modificationTime < cutoff).sortBy(_.modificationTime)
+    val seen = (versions :+ latest.version).max
+    log.listVersions().filter(_ > seen).foreach { v =>
+      addAll(referenced, root, log.actionsOf(v).collect { case a: AddAction => a })
+    }
+    val eligible = orphans()
+      .filter(f => removals.goneSince(key(splitOf(f.path))).forall(_ < cutoff))
+      .filter(_.modificationTime < cutoff)
+      .sortBy(_.modificationTime)
       .take(math.min(settings.maxFilesToDelete, Int.MaxValue.toLong).toInt)
 
     var failed = 0L
     if (!settings.dryRun) {
-      LogRetention.apply(log, logPlan)
       eligible.foreach { f =>
         try store.delete(f.path)
         catch {
@@ -114,12 +139,65 @@ object SplitPurge {
             logger.warn(s"PURGE of $root could not delete ${f.path}: ${e.getMessage}")
         }
       }
+      LogRetention.apply(log, logPlan)
     }
     val purged = eligible.map(f => Purged(relative(root, f.path), f.length, f.modificationTime))
     logger.info(s"PURGE of $root (dryRun=${settings.dryRun}): ${found.size} unreferenced " +
-      s"splits, ${purged.size} older than ${settings.splitRetentionHours} h, $failed failed; " +
-      s"${logPlan.versionFiles.size} version files, ${logPlan.stateDirs.size} states")
+      s"splits, ${purged.size} removed longer than ${settings.splitRetentionHours} h ago, " +
+      s"$failed failed; ${logPlan.versionFiles.size} version files, " +
+      s"${logPlan.stateDirs.size} states")
     Result(found.size.toLong, purged, failed, logPlan, settings.dryRun)
+  }
+
+  /**
+   * When no checkpoint exists for log cleanup to rest on and version files older than the log
+   * retention do, a checkpoint of the current version is written now (a dry run only plans as
+   * if it were). Returns its version.
+   */
+  private def checkpointFirst(log: TransactionLog, settings: Settings, now: Long)
+      : Option[Long] = {
+    val hours = settings.txLogRetentionHours.getOrElse(log.settings.txLogRetentionHours)
+    val latest = log.latestVersion.getOrElse(return None)
+    val expired = LogRetention.expiredVersions(log, now - hours * HourMs)
+    if (log.lastCheckpointVersion.isDefined || !expired.exists(_ < latest)) None
+    else if (settings.dryRun) Some(latest)
+    else {
+      val snapshot = log.snapshot()
+      CheckpointWriter.checkpoint(log, snapshot, forceCompaction = true)
+      Some(snapshot.version)
+    }
+  }
+
+  /**
+   * When each file left the table, from the remove actions still on storage: the newest
+   * `deletionTimestamp` of a remove naming it (its version's commit time when the remove has
+   * none). A companion split's Parquet files leave with it.
+   */
+  private final class Removals(root: Path) {
+    private val at = mutable.HashMap.empty[String, Long]
+    private val owner = mutable.HashMap.empty[String, String]
+
+    def remove(r: RemoveAction, committed: Option[Long]): Unit =
+      r.deletionTimestamp.orElse(committed).foreach { t =>
+        val k = key(TablePaths.resolve(root, r.path, "remove"))
+        at(k) = math.max(t, at.getOrElse(k, Long.MinValue))
+      }
+
+    /** Records the removes and companion files of one version; returns its removal times. */
+    def record(actions: Seq[Action], committed: Long): Seq[Long] = actions.flatMap {
+      case r: RemoveAction =>
+        remove(r, Some(committed))
+        Some(r.deletionTimestamp.getOrElse(committed))
+      case a: AddAction =>
+        val split = key(TablePaths.resolve(root, a.path))
+        a.companionSourceFiles.getOrElse(Nil)
+          .foreach(f => owner(key(TablePaths.resolve(root, f))) = split)
+        None
+      case _ => None
+    }
+
+    /** When the file at `k` (a path key) left the table, if a remove says so. */
+    def goneSince(k: String): Option[Long] = at.get(k).orElse(owner.get(k).flatMap(at.get))
   }
 
   /**
@@ -131,9 +209,6 @@ object SplitPurge {
     else name
     file.endsWith(".split") || (companion && file.endsWith(".parquet"))
   }
-
-  private def adds(log: TransactionLog, version: Long): Seq[AddAction] =
-    log.actionsOf(version).collect { case a: AddAction => a }
 
   private def addAll(into: mutable.Set[String], root: Path, files: Seq[AddAction]): Unit =
     files.foreach(a => a.files.foreach(f => into += key(TablePaths.resolve(root, f))))

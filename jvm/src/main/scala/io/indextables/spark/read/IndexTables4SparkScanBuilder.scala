@@ -23,16 +23,19 @@ import io.indextables.spark.transaction.Snapshot
  *
  * @param opts        the read's resolved settings; its options also configure file access
  * @param mixedFilter the IndexQuery tree the Catalyst rule planned for this relation, if any
+ * @param latest      for time travel to an earlier version, the table's latest snapshot: a
+ *                    file of `snapshot` it no longer references may have been purged
  */
 final class IndexTables4SparkScanBuilder(
     tablePath: String,
     snapshot: Snapshot,
     opts: IndexTablesOptions,
-    mixedFilter: Option[MixedBooleanFilter])
+    mixedFilter: Option[MixedBooleanFilter],
+    latest: Option[Snapshot] = None)
     extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
     with SupportsPushDownLimit with SupportsPushDownAggregates {
 
-  private val table = ScanTable(tablePath, snapshot, opts, mixedFilter)
+  private val table = ScanTable(tablePath, snapshot, opts, mixedFilter, latest)
 
   private var required: StructType = table.schema
   private var limit: Option[Int] = None
@@ -82,6 +85,9 @@ final class IndexTables4SparkScanBuilder(
 
   override def build(): Scan = {
     val in = ScanInputs(table, filters, required, limit)
-    ReadRoute.decide(in, aggregate).scan(in)
+    val route = ReadRoute.decide(in, aggregate)
+    // A log-answered aggregate reads no file: its answer holds whatever was purged.
+    if (!route.isInstanceOf[ReadRoute.LogAnswered]) table.checkNotPurged(in.kept)
+    route.scan(in)
   }
 }

@@ -1,14 +1,18 @@
 package io.indextables.spark.read
 
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DoubleType, FloatType, StructType}
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.filters.{ManifestPruner, MixedBooleanFilter, SplitPruner}
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema, TokenLimit}
-import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout}
+import io.indextables.spark.stats.SplitCounts
+import io.indextables.spark.storage.LogStore
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths}
 
 /**
  * What one scan of a table knows before Spark offers it anything: the table's version, its
@@ -17,12 +21,14 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout}
  *
  * @param opts        the read's resolved settings; its options also configure file access
  * @param mixedFilter the IndexQuery tree the Catalyst rule planned for this relation, if any
+ * @param latest      for time travel to an earlier version, the table's latest snapshot
  */
 private[read] final case class ScanTable(
     tablePath: String,
     snapshot: Snapshot,
     opts: IndexTablesOptions,
-    mixedFilter: Option[MixedBooleanFilter]) {
+    mixedFilter: Option[MixedBooleanFilter],
+    latest: Option[Snapshot] = None) {
 
   val schema: StructType = TableIndexing.tableSchema(snapshot)
   val partitionColumns: Seq[String] = snapshot.metadata.partitionColumns
@@ -37,6 +43,28 @@ private[read] final case class ScanTable(
     partitionColumns,
     timeZone,
     opts.get(IndexTablesConf.StatsTruncationMaxLength))
+
+  /**
+   * For time travel to an earlier version: fails with `INDEXTABLES_SPLIT_PURGED`, naming the
+   * file, when a file of the splits `kept` is gone and the latest version no longer references
+   * its split (PURGE deleted it), so that a purged version never reads as fewer rows. One
+   * existence check per file, on the driver, for time travel only.
+   */
+  def checkNotPurged(kept: Seq[AddAction]): Unit = latest.foreach { now =>
+    val live = now.allFiles.iterator.map(_.path).toSet
+    val root = new Path(tablePath)
+    val parquetRoot = TableLayout.parquetRoot(snapshot)
+    val hadoopConf =
+      SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+    val store = LogStore.forPath(root, hadoopConf)
+    kept.iterator.filterNot(a => live.contains(a.path)).foreach { a =>
+      val files = TablePaths.resolve(root, a.path) +:
+        a.companionSourceFiles.getOrElse(Nil).map(TablePaths.resolve(parquetRoot, _))
+      files.find(f => !store.exists(f)).foreach { f =>
+        throw IndexTablesErrors.splitPurged(tablePath, snapshot.version, now.version, f.toString)
+      }
+    }
+  }
 
   /**
    * The files of the partitions `filters` may match, and of those the ones min/max statistics
@@ -57,12 +85,20 @@ private[read] final case class ScanTable(
   }
 
   /**
-   * The distinct ways the splits `kept` hold the table's columns (from their doc mappings),
-   * each with the union of mappings its IndexQuery is parsed against, and each split's variant.
+   * The distinct ways the splits `kept` hold the table's columns (from their doc mappings, and
+   * which floating columns they hold no NaN in), each with the union of mappings its IndexQuery is parsed against, and each split's variant.
    */
   def variants(kept: Seq[AddAction]): ScanVariants = {
     val bySplit = kept.map { a =>
-      (a.path, (TableIndexing.forSplit(snapshot, a), snapshot.docMappingFor(a)))
+      val schema = TableIndexing.forSplit(snapshot, a)
+      // The floating columns the split is recorded to hold no NaN in: ranges on them are exact.
+      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount)
+      val nanFree = schema.fields.collect {
+        case f
+            if (f.dataType == DoubleType || f.dataType == FloatType) &&
+              recorded.contains(f.name) => f.name
+      }.toSet
+      (a.path, (schema.copy(nanFree = nanFree), snapshot.docMappingFor(a)))
     }
     val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
     val index = distinct.zipWithIndex.toMap

@@ -17,7 +17,8 @@ final case class TableIndexSchema(
     schema: StructType,
     partitionColumns: Seq[String],
     fields: Seq[IndexedField],
-    absent: Set[String] = Set.empty) {
+    absent: Set[String] = Set.empty,
+    nanFree: Set[String] = Set.empty) {
 
   private val byName = fields.map(f => f.name -> f).toMap
 

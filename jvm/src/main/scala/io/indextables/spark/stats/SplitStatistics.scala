@@ -17,6 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String
 final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
   private val mins = new Array[Any](columns.length)
   private val maxs = new Array[Any](columns.length)
+  // NaN values of a floating column, timestamps with a fraction of a second (SplitCounts).
+  private val oddities = new Array[Long](columns.length)
 
   def update(row: InternalRow): Unit = {
     var i = 0
@@ -26,9 +28,19 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
         val v: Any = f.dataType match {
           case StringType => row.getUTF8String(ord)
           case IntegerType | DateType => row.getInt(ord)
-          case LongType | TimestampType => row.getLong(ord)
-          case DoubleType => val d = row.getDouble(ord); if (d.isNaN) null else d
-          case FloatType => val d = row.getFloat(ord); if (d.isNaN) null else d
+          case LongType => row.getLong(ord)
+          case TimestampType =>
+            val t = row.getLong(ord)
+            if (t % 1000000L != 0) oddities(i) += 1
+            t
+          case DoubleType =>
+            val d = row.getDouble(ord)
+            if (d.isNaN) { oddities(i) += 1; null }
+            else d
+          case FloatType =>
+            val d = row.getFloat(ord)
+            if (d.isNaN) { oddities(i) += 1; null }
+            else d
           case d: DecimalType => row.getDecimal(ord, d.precision, d.scale)
           case _ => null
         }
@@ -58,6 +70,19 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
 
   def minValues: Map[String, String] = render(mins, isMax = false)
   def maxValues: Map[String, String] = render(maxs, isMax = true)
+
+  /**
+   * The add action's `stats`: the NaN count of every floating column and the count of
+   * timestamps with a fraction of a second of every timestamp column ([[SplitCounts]]).
+   */
+  def statsJson: Option[String] = {
+    def counted(types: DataType*) = columns.indices.collect {
+      case i if types.contains(columns(i)._2.dataType) => columns(i)._2.name -> oddities(i)
+    }.toMap
+    SplitCounts.json(Map(
+      SplitCounts.NanCount -> counted(DoubleType, FloatType),
+      SplitCounts.SubSecondCount -> counted(TimestampType)))
+  }
 
   private def render(values: Array[Any], isMax: Boolean): Map[String, String] =
     columns.indices.flatMap { i =>

@@ -10,7 +10,8 @@ import io.indextables.spark.transaction.state.AvroStateReader
 /**
  * Removes what a checkpoint made unnecessary, per the retention keys:
  *  - version files older than the checkpoint `_last_checkpoint` names and older than
- *    `purge.txLogRetentionHours` (never a version the checkpoint does not cover);
+ *    `purge.txLogRetentionHours` (never a version the checkpoint does not cover), as Delta's
+ *    log cleanup does;
  *  - state directories beyond the newest `state.retention.versions` that are also older than
  *    `state.retention.hours` (never the one the pointer names);
  *  - shared manifests that no retained state references and that are older than
@@ -80,21 +81,29 @@ object LogRetention {
     p.result
   }
 
+  /**
+   * `restOn`: the version of a checkpoint the caller is about to write (a dry run's PURGE plans
+   * as if it had), which the version files may rest on instead of the pointer's.
+   */
   def plan(
       log: TransactionLog,
       now: Long,
-      txLogRetentionHours: Option[Long] = None): Plan = {
+      txLogRetentionHours: Option[Long] = None,
+      restOn: Option[Long] = None): Plan = {
     val store = log.store
     val logPath = log.logPath
     val settings = log.settings
-    val pointer = log.lastCheckpoint().getOrElse(return Plan(Nil, Nil, Nil))
     val logCutoff = now - txLogRetentionHours.getOrElse(settings.txLogRetentionHours) * HourMs
+    val last = log.lastCheckpoint()
+    val base = (last.map(_.version).toSeq ++ restOn).reduceOption(_ max _)
+    // Delta's log cleanup: a version file goes once it is older than the log retention and a
+    // checkpoint after it exists, so every version from that checkpoint on stays readable.
+    val versions = base.toSeq.flatMap { b =>
+      expiredVersions(log, logCutoff).filter(_ < b)
+    }
+    val pointer = last.getOrElse(return Plan(versions, Nil, Nil))
     val stateCutoff = now - settings.stateRetentionHours * HourMs
     val manifestCutoff = now - settings.minManifestAgeHours * HourMs
-
-    val versions = log.listVersions().filter(_ < pointer.version).filter { v =>
-      store.modificationTime(VersionFiles.path(logPath, v)) < logCutoff
-    }
 
     val pointed = pointer.stateDir.filter(_ => pointer.isAvroState)
     val stateDirs = store.listDirectories(logPath)
@@ -125,6 +134,12 @@ object LogRetention {
       .filter(p => store.modificationTime(p) < manifestCutoff)
     Plan(versions, expired, orphans)
   }
+
+  /** The versions whose files are older than `cutoff` (epoch ms), whatever checkpoint exists. */
+  def expiredVersions(log: TransactionLog, cutoff: Long): Seq[Long] =
+    log.listVersions().filter { v =>
+      log.store.modificationTime(VersionFiles.path(log.logPath, v)) < cutoff
+    }
 
   /** Deletes what `plan` lists. */
   def apply(log: TransactionLog, plan: Plan): Unit = {

@@ -107,7 +107,8 @@ final class ArrowFfiSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
         r.getFooterEndOffset,
         docMapping,
         st.minValues,
-        st.maxValues)
+        st.maxValues,
+        stats = st.statsJson)
       ArrowFfiSplitWriter.toOneSegment(split, ctx)
     }.toList
     stats.clear()

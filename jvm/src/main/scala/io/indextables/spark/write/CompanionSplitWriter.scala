@@ -119,7 +119,8 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
       o.stats.minValues,
       o.stats.maxValues,
       if (o.longTokens) Set(TokenLimit.LongTokensTag) else Set.empty,
-      companion = Some(CompanionFile(o.file.getAbsolutePath, o.relative))
+      companion = Some(CompanionFile(o.file.getAbsolutePath, o.relative)),
+      stats = o.stats.statsJson
     )
   }
 

@@ -87,7 +87,8 @@ final class DocumentSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
         DocMapping.readable(md.getDocMappingJson),
         stats.minValues,
         stats.maxValues,
-        if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty
+        if (longTokens) Set(TokenLimit.LongTokensTag) else Set.empty,
+        stats = stats.statsJson
       )
     }
 

@@ -90,6 +90,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       size = size,
       modificationTime = System.currentTimeMillis(),
       dataChange = true,
+      stats = s.stats,
       minValues = Some(s.minValues),
       maxValues = Some(s.maxValues),
       numRecords = Some(s.numDocs),

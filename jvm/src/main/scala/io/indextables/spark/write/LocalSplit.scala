@@ -19,7 +19,8 @@ final case class LocalSplit(
     minValues: Map[String, String],
     maxValues: Map[String, String],
     tags: Set[String] = Set.empty,
-    companion: Option[CompanionFile] = None)
+    companion: Option[CompanionFile] = None,
+    stats: Option[String] = None)
 
 /**
  * A finished Parquet file of the companion layout on the executor's local disk.

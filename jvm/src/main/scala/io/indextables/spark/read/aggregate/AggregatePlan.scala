@@ -144,13 +144,16 @@ object AggregatePlan {
    * integer and floating columns (not decimals, held as doubles), MIN and MAX of fast dates, and
    * COUNT of fast booleans, dates and timestamps; grouped by partition columns and up to
    * [[MaxDataGroups]] fast `string`, integer, boolean or date columns. Timestamps are held to the
-   * second in fast fields, so their MIN, MAX and groups are not pushed; floating groups are not
+   * second in fast fields, so their groups are not pushed, and their MIN and MAX only where no
+   * kept split holds a timestamp with a fraction of a second (`wholeSeconds`); floating groups are not
    * (NaN and -0.0 group differently in tantivy). Every data column read must be stored, so that a
    * split can fall back to aggregating its rows itself.
    *
    * @param exactAsDouble whether a LONG or INT column's sums (and values) in every split stay
    *                      within 2^53, so tantivy's double arithmetic is exact (from the log's
    *                      statistics); asked only of integer columns summed, compared or grouped
+   * @param wholeSeconds  whether every kept split is recorded as holding only whole seconds in
+   *                      the timestamp column (the add's `stats`, see `stats/SplitCounts`)
    * @param nonNegative   whether no candidate split holds a timestamp of `column` before 1970
    *                      (from the log's statistics): tantivy truncates timestamps to the
    *                      second towards zero, so only then are its date_histogram keys Spark's
@@ -167,7 +170,8 @@ object AggregatePlan {
       schema: TableIndexSchema,
       tableSchema: StructType,
       exactAsDouble: String => Boolean,
-      nonNegative: String => Boolean = _ => false): Option[AggregatePlan] = {
+      nonNegative: String => Boolean = _ => false,
+      wholeSeconds: String => Boolean = _ => false): Option[AggregatePlan] = {
     val aggs = aggregation.aggregateExpressions().toSeq
     if (aggs.isEmpty) return None
     def column(e: AnyRef): Option[String] = e match {
@@ -184,6 +188,9 @@ object AggregatePlan {
       case DoubleType | FloatType => f.kind == IndexKind.F64
       case _ => false
     }
+    // A fast timestamp field may hold seconds only: exact where no value has a fraction.
+    def seconds(f: IndexedField): Boolean =
+      f.kind == IndexKind.DateTime && f.dataType == TimestampType && wholeSeconds(f.name)
     def metric(a: AggregateFunc): Option[(PushedMetric, Option[IndexedField])] = a match {
       case _: CountStar => Some((PushedMetric.CountAll, None))
       case c: Count if !c.isDistinct =>
@@ -194,10 +201,10 @@ object AggregatePlan {
         column(s.column).flatMap(dataField).filter(numeric)
           .map(f => (PushedMetric.SumOf(f.name, f.dataType), Some(f)))
       case m: Min =>
-        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f))
+        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f) || seconds(f))
           .map(f => (PushedMetric.MinOf(f.name, f.dataType), Some(f)))
       case m: Max =>
-        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f))
+        column(m.column).flatMap(dataField).filter(f => numeric(f) || isDate(f) || seconds(f))
           .map(f => (PushedMetric.MaxOf(f.name, f.dataType), Some(f)))
       case _ => None
     }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.IntegerType
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.{FilterPushdown, ReadRoute, ScanTable}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
-import io.indextables.spark.stats.StatsValues
+import io.indextables.spark.stats.{SplitCounts, StatsValues}
 
 /**
  * Which aggregate route answers Spark's aggregation over one scan, if any: the aggregate half of
@@ -84,7 +84,9 @@ private[read] object AggregatePushdown {
         s,
         table.schema,
         exactAsDouble(table, filters, _),
-        fromEpoch(filters, _))
+        fromEpoch(filters, _),
+        c => filters.kept.forall(a => SplitCounts.noneIn(a.stats, SplitCounts.SubSecondCount)(c))
+      )
     }.distinct
     if (filters.exact(table) && plans.size == 1) plans.head.map { p =>
       val nonNull = filters.nonNullColumns

@@ -349,6 +349,12 @@ final class IndexTables4SparkAggregateReader(
         case DateType =>
           // Dates are held as nanoseconds since the epoch, at midnight UTC.
           if (d % NanosPerDay == 0) Some((d / NanosPerDay).toInt) else None
+        case TimestampType =>
+          // Nanoseconds since the epoch; pushed only over whole seconds, which a double holds
+          // exactly (to the year 2116); anything else aggregates the split's rows instead.
+          if (d % NanosPerSecond == 0 && math.abs(d / NanosPerSecond) < MaxExactSeconds)
+            Some((d / NanosPerSecond).toLong * 1000000L)
+          else None
         case _ => None
       }
     }
@@ -469,6 +475,10 @@ object IndexTables4SparkAggregateReader {
   val MaxExactDouble: Double = 9007199254740992.0 // 2^53
 
   private val NanosPerDay = 86400.0 * 1e9
+  private val NanosPerSecond = 1e9
+
+  /** Whole seconds below this magnitude are exact as doubles of nanoseconds (s * 5^9 < 2^53). */
+  private val MaxExactSeconds = 4.6e9
 
   /** A terms bucket's key as Spark's value of `dt`, or None if it does not convert exactly. */
   def keyOf(dt: DataType, key: String): Option[Any] =

@@ -2,7 +2,7 @@ package io.indextables.spark.read.aggregate
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.types.{DateType, DoubleType, FloatType, IntegerType, LongType}
+import org.apache.spark.sql.types.{DateType, DoubleType, FloatType, IntegerType, LongType, TimestampType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
@@ -82,7 +82,8 @@ object PartialAggregator {
   /** Spark's ordering of values of type `t` (NaN above every number). */
   def compare(t: org.apache.spark.sql.types.DataType, a: Any, b: Any): Int = t match {
     case IntegerType | DateType => Integer.compare(a.asInstanceOf[Int], b.asInstanceOf[Int])
-    case LongType => java.lang.Long.compare(a.asInstanceOf[Long], b.asInstanceOf[Long])
+    case LongType | TimestampType =>
+      java.lang.Long.compare(a.asInstanceOf[Long], b.asInstanceOf[Long])
     case DoubleType => org.apache.spark.sql.catalyst.util.SQLOrderingUtil
         .compareDoubles(a.asInstanceOf[Double], b.asInstanceOf[Double])
     case FloatType => org.apache.spark.sql.catalyst.util.SQLOrderingUtil

@@ -7,9 +7,8 @@ import org.apache.spark.sql.{Row, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.TableIndexing
-import io.indextables.spark.filters.SplitPruner
+import io.indextables.spark.filters.PartitionPredicate
 import io.indextables.spark.transaction.{AddAction, RemoveAction}
-import io.indextables.spark.write.ReplaceWhereRows
 
 /**
  * `DROP INDEXTABLES PARTITIONS FROM '<path>' | <table> WHERE <predicate>`: removes, in one
@@ -46,24 +45,22 @@ case class DropPartitionsCommand(target: IndexTablesCommandTarget, predicate: Op
     val partitionColumns = snapshot.metadata.partitionColumns
     if (partitionColumns.isEmpty) throw invalid("the table is not partitioned")
     val schema = TableIndexing.tableSchema(snapshot)
-    val filters = ReplaceWhereRows.filters(spark, where, schema, invalid)
-    val named = filters.flatMap(_.references).distinct
-    val notPartition = named.filterNot(partitionColumns.contains)
-    if (notPartition.nonEmpty) {
-      throw invalid(s"${notPartition.mkString(", ")} ${
-          if (notPartition.size == 1) "is not a partition column" else "are not partition columns"
-        }; the partition columns are ${partitionColumns.mkString(", ")}")
-    }
-    if (filters.exists(_.references.isEmpty)) {
-      throw invalid("every condition must name a partition column")
-    }
-    val pruner = new SplitPruner(
+    val errors = PartitionPredicate.Errors(
+      invalid,
+      columns =>
+        invalid(s"${columns.mkString(", ")} ${
+            if (columns.size == 1) "is not a partition column" else "are not partition columns"
+          }; the partition columns are ${partitionColumns.mkString(", ")}")
+    )
+    val partitionTest = PartitionPredicate.parse(
+      spark,
+      where,
       schema,
       partitionColumns,
       spark.sessionState.conf.sessionLocalTimeZone,
-      Int.MaxValue)
+      errors)
     def matching(files: Seq[AddAction]) =
-      files.filter(a => pruner.isTrueForPartition(a.partitionValues, filters))
+      files.filter(a => partitionTest.matches(a.partitionValues))
 
     var dropped: Seq[AddAction] = Nil
     val current = matching(snapshot.allFiles)

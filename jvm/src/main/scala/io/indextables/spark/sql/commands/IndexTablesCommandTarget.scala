@@ -2,11 +2,13 @@ package io.indextables.spark.sql.commands
 
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2Relation}
-import org.apache.spark.sql.{AnalysisException, Column, DataFrame, SparkSession}
+import org.apache.spark.sql.{AnalysisException, DataFrame, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
 import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.schema.TableIndexing
+import io.indextables.spark.filters.PartitionPredicate
 import io.indextables.spark.read.IndexTables4SparkScan
 import io.indextables.spark.transaction.TransactionLog
 
@@ -24,26 +26,34 @@ sealed abstract class IndexTablesCommandTarget {
 
   /**
    * The scan a read of the table plans, over the splits whose partitions match `where` (a Spark
-   * SQL predicate that may name partition columns only: `command` names the command in the
-   * error otherwise). Its splits, groups and read plan are what a query would use.
+   * SQL predicate that may name partition columns only, a [[PartitionPredicate]]: `command`
+   * names the command in the error otherwise). Its splits, groups and read plan are what a query would use.
    */
   def plannedScan(spark: SparkSession, where: Option[String], command: String)
       : IndexTables4SparkScan = {
-    // The index route, also on a companion table, whose plain scan would read Parquet.
-    log(spark)
-    val df = spark.read.format("indextables")
-      .option(IndexTablesOptions.IndexRouteOption, "true")
-      .load(resolvePath(spark))
-    val filtered = where.fold(df) { text =>
-      val partitionColumns = log(spark).snapshot().metadata.partitionColumns
-      val condition = spark.sessionState.sqlParser.parseExpression(text)
-      val outside = condition.references.map(_.name).filterNot(n =>
-        partitionColumns.exists(_.equalsIgnoreCase(n)))
-      if (outside.nonEmpty) {
-        throw IndexTablesErrors.partitionPredicateRequired(command, text, partitionColumns)
-      }
-      df.where(new Column(condition))
+    // The splits the WHERE clause keeps, by the one partition predicate; the read takes them.
+    val only = where.map { text =>
+      val snapshot = log(spark).snapshot()
+      val partitionColumns = snapshot.metadata.partitionColumns
+      val predicate = PartitionPredicate.parse(
+        spark,
+        text,
+        TableIndexing.tableSchema(snapshot),
+        partitionColumns,
+        spark.sessionState.conf.sessionLocalTimeZone,
+        PartitionPredicate.Errors(
+          why => IndexTablesErrors.invalidPartitionPredicate(command, text, why),
+          _ => IndexTablesErrors.partitionPredicateRequired(command, text, partitionColumns))
+      )
+      snapshot.allFiles.filter(a => predicate.matches(a.partitionValues)).map(_.path)
     }
+    log(spark)
+    // The index route, also on a companion table, whose plain scan would read Parquet.
+    val reader = spark.read.format("indextables")
+      .option(IndexTablesOptions.IndexRouteOption, "true")
+    val filtered = only.fold(reader)(paths =>
+      reader.option(IndexTablesOptions.OnlySplitsOption, paths.mkString("\n")))
+      .load(resolvePath(spark))
     filtered.queryExecution.sparkPlan.collect {
       case b: BatchScanExec if b.scan.isInstanceOf[IndexTables4SparkScan] =>
         b.scan.asInstanceOf[IndexTables4SparkScan]

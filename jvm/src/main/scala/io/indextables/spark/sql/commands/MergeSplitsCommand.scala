@@ -10,6 +10,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.ConfEntry
 import io.indextables.spark.core.TableLogResolver
+import io.indextables.spark.filters.PartitionPredicate
 import io.indextables.spark.merge._
 
 /**
@@ -52,14 +53,23 @@ case class MergeSplitsCommand(
     val settings = MergeSettings(opts)
     val snapshot = log.snapshot()
     val include = where.map { predicate =>
-      MergePredicate.parse(
+      val errors = PartitionPredicate.Errors(
+        why => IndexTablesErrors.invalidMergeWhere(path, predicate, why),
+        columns =>
+          IndexTablesErrors.mergeWhereNotOnPartitions(
+            path,
+            predicate,
+            columns.head,
+            snapshot.metadata.partitionColumns)
+      )
+      PartitionPredicate.parse(
         spark,
-        path,
         predicate,
         DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType],
         snapshot.metadata.partitionColumns,
-        spark.sessionState.conf.sessionLocalTimeZone
-      )
+        spark.sessionState.conf.sessionLocalTimeZone,
+        errors
+      ).matches _
     }.getOrElse((_: Map[String, String]) => true)
     val request =
       MergeRequest(size, maxDest, maxSource.getOrElse(settings.maxSourceSplitsPerMerge))
