@@ -96,21 +96,22 @@ object SplitSearchEngine {
   def parquetRootFor(plan: ReadPlan, split: SplitInputPartition): String = {
     val conf = plan.hadoopConf.value
     val root = LogStore.qualify(new Path(plan.parquetRoot.getOrElse(plan.tablePath)), conf)
-    def check(p: Path, recorded: Option[Long], found: Long): Unit =
-      recorded.filter(_ != found).foreach { r =>
-        throw IndexTablesErrors.companionFileChanged(p.toString, split.path, r, found)
-      }
-    val direct = LogStore.isLocal(root) || LogStore.isS3(root)
-    if (direct) split.companionSizes.foreach { case (f, recorded) =>
+    // A file's status, refused when missing or no longer of the size it was indexed at.
+    def checkedStatus(f: String) = {
       val p = TablePaths.resolve(root, f)
-      val found =
-        try LogStore.forPath(p, conf).status(p).length
+      val st =
+        try LogStore.forPath(p, conf).status(p)
         catch {
           case e: Exception =>
             throw IndexTablesErrors.companionFileUnreadable(p.toString, split.path, e)
         }
-      check(p, Some(recorded), found)
+      split.companionSizes.get(f).filter(_ != st.length).foreach { r =>
+        throw IndexTablesErrors.companionFileChanged(p.toString, split.path, r, st.length)
+      }
+      (p, st)
     }
+    if (LogStore.isLocal(root) || LogStore.isS3(root))
+      split.companionSizes.keys.foreach(checkedStatus)
     // The directory the split's manifest names its files under.
     val dir =
       if (!plan.parquetPathsFromDirectory) ""
@@ -128,15 +129,12 @@ object SplitSearchEngine {
         val link = new java.io.File(mirror, f).toPath
         // A link whose copy was evicted dangles: exists follows it, so it is made anew.
         if (!java.nio.file.Files.exists(link)) {
-          val p = TablePaths.resolve(root, f)
-          val store = LogStore.forPath(p, conf)
+          val (p, st) = checkedStatus(f)
           val copy =
-            try {
-              val st = store.status(p)
-              check(p, split.companionSizes.get(f), st.length)
-              store.localCopy(p, s"$p|${st.length}|${st.modificationTime}", settings)
-            } catch {
-              case e: IndexTablesException => throw e
+            try LogStore.forPath(
+                p,
+                conf).localCopy(p, s"$p|${st.length}|${st.modificationTime}", settings)
+            catch {
               case e: Exception =>
                 throw IndexTablesErrors.companionFileUnreadable(p.toString, split.path, e)
             }

@@ -96,7 +96,9 @@ object LocalSplitCache {
     val files = Option(settings.directory.listFiles()).getOrElse(Array.empty[File])
       .filter(f => f.isFile && f.getName.endsWith(".split"))
     var total = files.map(_.length()).sum
-    files.filter(_ != keep).sortBy(_.lastModified()).foreach { f =>
+    // Each file's time read once: a copy touched by another task while the sort runs would
+    // otherwise change its key mid-sort ("Comparison method violates its general contract").
+    files.filter(_ != keep).map(f => f -> f.lastModified()).sortBy(_._2).map(_._1).foreach { f =>
       if (total > settings.maxBytes) {
         val len = f.length()
         if (f.delete()) total -= len
