@@ -178,3 +178,17 @@ def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
         for name, q in queries.items():
             assert raw[name]["groups"] == q["groups"] and raw[name]["median_s"] > 0, name
     assert (out / "aggregates.md").read_text().startswith("# Aggregates")
+
+
+def test_companion_indexing_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/companion_indexing.py on a tiny file, in its own process: every
+    variant indexes every row, and leaving columns out of the index makes a smaller split."""
+    out = tmp_path / "companion-indexing"
+    _run_script("companion_indexing.py", ["--rows", "3000"], out)
+    result = json.loads((out / "companion-indexing.json").read_text())
+    variants = {(v["mode"], len(v["skipped"])): v for v in result["variants"]}
+    assert set(variants) == {(m, n) for m in ("DISABLED", "HYBRID", "PARQUET_ONLY") for n in (0, 2)}
+    for (mode, _), v in variants.items():
+        assert v["cpu_s"] >= 0 and v["split_bytes"] > 0, (mode, v)
+        assert variants[(mode, 2)]["split_bytes"] < variants[(mode, 0)]["split_bytes"], mode
+    assert (out / "companion-indexing.md").read_text().startswith("# createFromParquet")

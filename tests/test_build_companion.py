@@ -469,6 +469,10 @@ def test_unknown_clauses_modes_and_columns_are_named(
             "'message'",
         ),
         f"{head} FASTFIELDS MODE FAST": ("INDEXTABLES_COMPANION_INVALID_OPTION", "FAST"),
+        f"{head} FASTFIELDS MODE PARQUET_ONLY": (
+            "INDEXTABLES_COMPANION_INVALID_OPTION",
+            "PARQUET_ONLY",
+        ),
         f"{head} TARGET INPUT SIZE lots": ("INDEXTABLES_COMPANION_INVALID_OPTION", "lots"),
         f"{head} WHERE level = 'ERROR'": ("INDEXTABLES_PARTITION_PREDICATE", "level"),
         f"BUILD INDEXTABLES COMPANION FOR DELTA '{source}' AT LOCATION '{index}'": (

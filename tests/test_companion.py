@@ -255,3 +255,40 @@ def test_a_parquet_file_changed_under_the_table_fails_naming_it(
         text = error_text(failed.value)
         assert "INDEXTABLES_COMPANION_FILE_CHANGED" in text
         assert changed.name in text and str(recorded) in text
+
+
+def _fast_fields(spark: SparkSession, path: str) -> set[str]:
+    """The columns with a fast column of their own in some split of `path`."""
+    rows = spark.sql(f"DESCRIBE INDEXTABLES COMPONENT SIZES '{path}'").collect()
+    return {r.field for r in rows if r.component == "fastfield" and r.size_bytes > 0}
+
+
+def test_string_columns_are_served_from_parquet_not_copied_into_the_splits(
+    spark: SparkSession, rows: DataFrame, tmp_table: str, tmp_path: Path
+) -> None:
+    # HYBRID: numbers keep tantivy's fast columns; strings and text have none in the split,
+    # since the Parquet file holds them (an aggregation reads them from there).
+    write_table(rows, tmp_table, partition_by=("part",), options=COMPANION)
+    fast = _fast_fields(spark, tmp_table)
+    assert "id" in fast and not fast & {"host", "message"}, fast
+    config = next(a["metaData"] for a in version_actions(tmp_table, 0) if "metaData" in a)
+    assert config["configuration"]["indextables.companion.fastFieldMode"] == "HYBRID"
+    # Answers that need the string columns' values come out as Parquet's.
+    table = read_table(spark, tmp_table)
+    assert_same_rows(
+        table.groupBy("host").agg(F.count("*"), F.max("id")),
+        rows.groupBy("host").agg(F.count("*"), F.max("id")),
+    )
+    assert_same_rows(
+        table.where("message indexquery 'timed' AND host IS NOT NULL").select("id"),
+        rows.where(F.col("message").contains("timed out")).select("id"),
+    )
+    # A BUILD may still ask for every fast column in the split.
+    source = tmp_path / "source"
+    rows.drop("part").write.parquet(str(source))
+    index = tmp_path / "index"
+    spark.sql(
+        f"BUILD INDEXTABLES COMPANION FOR PARQUET '{source}' AT LOCATION '{index}' "
+        "INDEXING MODES (message: 'text') FASTFIELDS MODE DISABLED"
+    ).collect()
+    assert {"id", "host", "message"} <= _fast_fields(spark, str(index))

@@ -1,12 +1,14 @@
 package io.indextables.spark.sync
 
+import io.indextables.spark.write.CompanionWrite
+
 /**
  * What one BUILD INDEXTABLES COMPANION asks, its clauses checked for form (names and values
  * that need no source to check). Column names are as written; they are matched with the
  * source's columns ignoring case. None: the clause was not given.
  *
  * @param indexingModes   column to index kind: text, string, json or ip
- * @param fastFieldMode   tantivy4java's FastFieldMode name: DISABLED, HYBRID or PARQUET_ONLY
+ * @param fastFieldMode   tantivy4java's FastFieldMode name, one of CompanionWrite.FastFieldModes
  * @param targetInputSize the most Parquet bytes one split indexes (one file may exceed it)
  * @param heapSize        the native writer's heap, bytes
  * @param where           a Spark SQL predicate on partition columns: only matching files are
@@ -28,10 +30,8 @@ object CompanionBuildRequest {
   val Modes: Map[String, String] =
     Map("text" -> "text", "string" -> "string", "json" -> "json", "ip" -> "ip", "ipaddress" -> "ip")
 
-  val FastFieldModes: Seq[String] = Seq("DISABLED", "HYBRID", "PARQUET_ONLY")
-
-  /** The fast field mode of a build that names none: tantivy's own columns, as writes use. */
-  val DefaultFastFieldMode: String = "DISABLED"
+  /** The fast field mode of a build that names none: the one writes use. */
+  val DefaultFastFieldMode: String = CompanionWrite.FastFieldMode
 
   /** Upstream's default TARGET INPUT SIZE. */
   val DefaultTargetInputSize: Long = 2L << 30

@@ -13,6 +13,7 @@ import io.indextables.spark.config.{ConfEntry, IndexTablesConf}
 import io.indextables.spark.core.TableLogResolver
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.sync._
+import io.indextables.spark.write.CompanionWrite
 
 /** The clauses of a BUILD INDEXTABLES COMPANION as written (None: not given). */
 final case class BuildCompanionOptions(
@@ -130,17 +131,14 @@ object BuildCompanionCommand {
       if (!CompanionBuildRequest.Modes.contains(mode.toLowerCase(Locale.ROOT)))
         throw IndexTablesErrors.companionUnknownIndexingMode(column, mode)
     }
-    // HYBRID and PARQUET_ONLY decode fast fields from Parquet, which tantivy4java 0.31.0 got
-    // wrong in our tests (no rows for some presence filters, decimals undecodable): refused
-    // until it holds, rather than answered wrongly.
     val fastFieldMode = options.fastFieldsMode.map { m =>
-      Some(m.toUpperCase(Locale.ROOT)).filter(_ == CompanionBuildRequest.DefaultFastFieldMode)
+      Some(m.toUpperCase(Locale.ROOT)).filter(CompanionWrite.FastFieldModes.contains)
         .getOrElse(throw IndexTablesErrors.companionInvalidOption(
           "FASTFIELDS MODE",
           m,
-          CompanionBuildRequest.DefaultFastFieldMode + " (HYBRID and PARQUET_ONLY are not " +
-            "offered yet: tantivy4java 0.31.0's decoding of fast fields from Parquet answered " +
-            "some filters wrongly)"
+          CompanionWrite.FastFieldModes.mkString(" or ") + " (PARQUET_ONLY is not offered: " +
+            "tantivy4java 0.31.0's decoding of every fast field from Parquet answered some " +
+            "filters wrongly)"
         ))
     }
     def size(clause: String, value: String, min: Long) =
