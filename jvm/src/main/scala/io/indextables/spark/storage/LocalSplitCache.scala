@@ -10,6 +10,8 @@ import scala.collection.JavaConverters._
 
 import org.apache.hadoop.conf.Configuration
 
+import io.indextables.spark.config.IndexTablesConf
+
 /**
  * Local copies of split files from stores that tantivy4java cannot read itself (Azure, HDFS),
  * one file per split identity, in one directory per JVM. A copy is fetched to a temporary name
@@ -23,15 +25,15 @@ object LocalSplitCache {
   final case class Settings(directory: File, maxBytes: Long)
 
   object Settings {
-    val DefaultMaxBytes: Long = 10L << 30
 
+    /** The settings `conf` carries (`cache.directoryPath`, `splitCache.maxSize`). */
     def apply(conf: Configuration): Settings = {
-      val dir = ConfReader.first(conf, StorageKeys.SplitCacheDirectory).map(new File(_))
-        .getOrElse(new File(System.getProperty("java.io.tmpdir")))
+      val opts = StorageConf(conf)
+      val dir = Some(opts.get(IndexTablesConf.SplitCacheDirectory)).filter(_.nonEmpty)
+        .getOrElse(System.getProperty("java.io.tmpdir"))
       Settings(
         new File(dir, "indextables-split-cache"),
-        ConfReader.first(conf, StorageKeys.SplitCacheMaxSize).map(_.toLong)
-          .getOrElse(DefaultMaxBytes))
+        opts.get(IndexTablesConf.SplitCacheMaxSize))
     }
   }
 

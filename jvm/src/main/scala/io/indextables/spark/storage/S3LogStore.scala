@@ -13,6 +13,7 @@ import scala.concurrent.duration.{Duration => ScalaDuration}
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.IndexTablesConf
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, AwsCredentials, AwsCredentialsProvider, AwsSessionCredentials, DefaultCredentialsProvider, StaticCredentialsProvider}
 import software.amazon.awssdk.core.sync.RequestBody
 import software.amazon.awssdk.core.ResponseBytes
@@ -299,8 +300,8 @@ object S3LogStore {
         })
       case (Some(_), None) | (None, Some(_)) =>
         // Either may come from its Hadoop fallback (AwsSettings), so both names are given.
-        val access = s"${StorageKeys.AwsAccessKey} (or fs.s3a.access.key)"
-        val secret = s"${StorageKeys.AwsSecretKey} (or fs.s3a.secret.key)"
+        val access = s"${IndexTablesConf.AwsAccessKey.key} (or fs.s3a.access.key)"
+        val secret = s"${IndexTablesConf.AwsSecretKey.key} (or fs.s3a.secret.key)"
         val (given, missing) =
           if (settings.accessKey.isDefined) (access, secret) else (secret, access)
         throw IndexTablesErrors.incompleteCredentials(given, missing)
@@ -316,14 +317,14 @@ object S3LogStore {
       catch {
         case e: ClassNotFoundException =>
           throw IndexTablesErrors.invalidOption(
-            StorageKeys.AwsCredentialsProviderClass,
+            IndexTablesConf.AwsCredentialsProviderClass.key,
             className,
             "a class on the classpath",
             e)
       }
     if (!classOf[AwsCredentialsProvider].isAssignableFrom(cls))
       throw IndexTablesErrors.invalidOption(
-        StorageKeys.AwsCredentialsProviderClass,
+        IndexTablesConf.AwsCredentialsProviderClass.key,
         className,
         s"a class that implements ${classOf[AwsCredentialsProvider].getName}")
     val created: Option[AnyRef] =

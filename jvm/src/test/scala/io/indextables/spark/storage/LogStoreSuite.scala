@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
 
 class LogStoreSuite extends AnyFunSuite {
@@ -39,8 +40,8 @@ class LogStoreSuite extends AnyFunSuite {
     val a = LogStore.forPath(new Path("s3://one/t"), hadoopConf)
     assert(LogStore.forPath(new Path("s3://two/t"), hadoopConf) eq a)
     val other = new org.apache.hadoop.conf.Configuration(hadoopConf)
-    other.set(StorageKeys.AwsAccessKey, "id")
-    other.set(StorageKeys.AwsSecretKey, "never-printed")
+    other.set(IndexTablesConf.AwsAccessKey.key, "id")
+    other.set(IndexTablesConf.AwsSecretKey.key, "never-printed")
     val b = LogStore.forPath(new Path("s3://one/t"), other).asInstanceOf[S3LogStore]
     assert(!(b eq a))
     assert(!b.settings.toString.contains("never-printed"))
@@ -50,17 +51,50 @@ class LogStoreSuite extends AnyFunSuite {
     def refused(conf: org.apache.hadoop.conf.Configuration, path: String): IndexTablesException =
       intercept[IndexTablesException](LogStore.forPath(new Path(path), conf).exists(new Path(path)))
     val half = new org.apache.hadoop.conf.Configuration(hadoopConf)
-    half.set(StorageKeys.AwsAccessKey, "id-only")
+    half.set(IndexTablesConf.AwsAccessKey.key, "id-only")
     val e1 = refused(half, "s3://half/t")
     assert(e1.getErrorClass === "INDEXTABLES_INCOMPLETE_CREDENTIALS" && e1.getSqlState === "22023")
-    assert(e1.getMessage.contains(StorageKeys.AwsSecretKey) && !e1.getMessage.contains("id-only"))
+    assert(e1.getMessage.contains(IndexTablesConf.AwsSecretKey.key) && !e1.getMessage.contains(
+      "id-only"))
     val provider = new org.apache.hadoop.conf.Configuration(hadoopConf)
-    provider.set(StorageKeys.AwsCredentialsProviderClass, "no.such.Provider")
+    provider.set(IndexTablesConf.AwsCredentialsProviderClass.key, "no.such.Provider")
     val e2 = refused(provider, "s3://provider/t")
     assert(e2.getErrorClass === "INDEXTABLES_INVALID_OPTION")
     assert(e2.getMessage.contains("no.such.Provider"))
     val e3 = refused(hadoopConf, "abfss://account.dfs.core.windows.net/t")
     assert(e3.getErrorClass === "INDEXTABLES_INVALID_STORAGE_PATH", e3.getMessage)
+  }
+
+  test("the stores read their settings through the registry: units, defaults, validation") {
+    // Sizes with a unit, as the docs allow (raw parsing took only whole numbers).
+    val conf = new org.apache.hadoop.conf.Configuration(false)
+    conf.set(IndexTablesConf.S3PartSize.key, "100M")
+    conf.set(IndexTablesConf.AzureBlockSize.key, "16M")
+    conf.set(IndexTablesConf.SplitCacheMaxSize.key, "2G")
+    val aws = AwsSettings(conf)
+    assert(aws.partSize === (100L << 20))
+    assert(aws.multipartThreshold === (100L << 20), "the threshold follows the part size")
+    assert(aws.maxConcurrency === IndexTablesConf.S3MaxConcurrency.default)
+    assert(AzureSettings(conf).blockSize === (16L << 20))
+    assert(LocalSplitCache.Settings(conf).maxBytes === (2L << 30))
+    // Nothing set: the registry's defaults.
+    val empty = new org.apache.hadoop.conf.Configuration(false)
+    assert(AwsSettings(empty).partSize === IndexTablesConf.S3PartSize.default)
+    assert(AzureSettings(empty).blockSize === IndexTablesConf.AzureBlockSize.default)
+    assert(LocalSplitCache.Settings(empty).maxBytes === IndexTablesConf.SplitCacheMaxSize.default)
+    // Hadoop's own keys stay fallbacks of the plugin's.
+    empty.set("fs.s3a.path.style.access", "true")
+    empty.set("fs.s3a.endpoint", "minio:9000")
+    assert(AwsSettings(empty).pathStyleAccess && AwsSettings(empty).endpoint.contains(
+      "https://minio:9000"))
+    empty.set(IndexTablesConf.AwsPathStyleAccess.key, "false")
+    assert(!AwsSettings(empty).pathStyleAccess)
+    // An invalid value names the key and what is expected, not a NumberFormatException.
+    val bad = new org.apache.hadoop.conf.Configuration(false)
+    bad.set(IndexTablesConf.S3MaxConcurrency.key, "many")
+    val e = intercept[IndexTablesException](AwsSettings(bad))
+    assert(e.getErrorClass === "INDEXTABLES_INVALID_OPTION", e.getMessage)
+    assert(e.getMessage.contains(IndexTablesConf.S3MaxConcurrency.key), e.getMessage)
   }
 
   test("object-store paths qualify as they are, without a Hadoop file system") {
