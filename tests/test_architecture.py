@@ -201,6 +201,18 @@ def test_no_main_source_throws_an_illegal_argument_or_state_exception_directly()
     assert not found, "throw through IndexTablesErrors instead:\n" + "\n".join(found)
 
 
+def test_no_main_source_checks_with_require() -> None:
+    # require throws a bare IllegalArgumentException: input errors come from IndexTablesErrors,
+    # broken invariants from IndexTablesErrors.internalError.
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}"
+        for path in sorted(MAIN_SOURCES.rglob("*.scala"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if re.search(r"(?<![\w.])require\(", line)
+    ]
+    assert not found, "use IndexTablesErrors instead:\n" + "\n".join(found)
+
+
 def test_the_direct_throw_check_sees_both_exception_types() -> None:
     assert _DIRECT_THROW.search('case x => throw new IllegalStateException(s"$x")')
     assert _DIRECT_THROW.search("throw  new java.lang.IllegalArgumentException(why)")
