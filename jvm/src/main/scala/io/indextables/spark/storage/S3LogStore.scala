@@ -262,11 +262,9 @@ object S3LogStore {
   /** Tries of a conditional put that meets a concurrent conditional put of the same key. */
   val ConflictRetries = 20
 
-  private val stores = new ConcurrentHashMap[AwsSettings, S3LogStore]()
-
   /** The store (and its client) for `settings`, shared by every table that uses them. */
   def forSettings(settings: AwsSettings): S3LogStore =
-    stores.computeIfAbsent(settings, s => new S3LogStore(s))
+    LogStore.sharedStore(settings)(new S3LogStore(settings))
 
   private lazy val uploadContext: ExecutionContext = {
     val n = new AtomicInteger()

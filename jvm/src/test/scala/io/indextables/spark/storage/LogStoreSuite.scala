@@ -47,6 +47,56 @@ class LogStoreSuite extends AnyFunSuite {
     assert(!b.settings.toString.contains("never-printed"))
   }
 
+  test("the S3 and Azure stores share one bounded registry, least recently used dropped first") {
+    def conf(set: (String, String)*) = {
+      val c = new org.apache.hadoop.conf.Configuration(hadoopConf)
+      set.foreach { case (k, v) => c.set(k, v) }
+      c
+    }
+    val s3 = new Path("s3://bounded/t")
+    val azure = new Path("abfss://c@bounded.dfs.core.windows.net/t")
+    val first = conf(
+      IndexTablesConf.AwsAccessKey.key -> "first",
+      IndexTablesConf.AwsSecretKey.key -> "s")
+    val a = LogStore.forPath(s3, first)
+    assert(LogStore.forPath(s3, first) eq a)
+    // As many other settings as the bound, half for each cloud: they fill one registry.
+    (1 to LogStore.MaxSharedStores).foreach { i =>
+      if (i % 2 == 0)
+        LogStore.forPath(
+          s3,
+          conf(
+            IndexTablesConf.AwsAccessKey.key -> s"k$i",
+            IndexTablesConf.AwsSecretKey.key -> "s"))
+      else LogStore.forPath(azure, conf(IndexTablesConf.AzureAccountName.key -> s"acct$i"))
+      assert(LogStore.sharedStoreCount <= LogStore.MaxSharedStores)
+    }
+    assert(LogStore.sharedStoreCount === LogStore.MaxSharedStores)
+    // The first settings were dropped: asking again makes a new store, which is then kept.
+    val again = LogStore.forPath(s3, first)
+    assert(!(again eq a))
+    assert(LogStore.forPath(s3, first) eq again)
+  }
+
+  test("local split copies are bounded per JVM, across every directory they were put in") {
+    val root = java.nio.file.Files.createTempDirectory("split-cache-bound").toFile
+    def settings(dir: String) = LocalSplitCache.Settings(new File(root, dir), maxBytes = 2500L)
+    def put(identity: String, dir: String): File =
+      LocalSplitCache.get(s"bound-$identity-${root.getName}", settings(dir)) { target =>
+        java.nio.file.Files.write(target.toPath, new Array[Byte](1000))
+      }
+    val a1 = put("a1", "a")
+    a1.setLastModified(System.currentTimeMillis() - 60000)
+    val a2 = put("a2", "a")
+    assert(a1.isFile && a2.isFile, "2000 bytes fit")
+    // A third copy in another directory: together 3000 bytes, so the oldest, in the first
+    // directory, goes (each directory alone would still fit).
+    val b1 = put("b1", "b")
+    assert(b1.isFile && a2.isFile)
+    assert(!a1.isFile, "the least recently used copy of the JVM was deleted")
+    LocalSplitCache.clear()
+  }
+
   test("storage settings and paths the stores cannot use fail with their error classes") {
     def refused(conf: org.apache.hadoop.conf.Configuration, path: String): IndexTablesException =
       intercept[IndexTablesException](LogStore.forPath(new Path(path), conf).exists(new Path(path)))
