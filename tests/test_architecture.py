@@ -49,10 +49,11 @@ def test_the_main_sources_have_no_cycles_between_packages() -> None:
 LAYERS: list[set[str]] = [
     {"exceptions", "util", "stats", "spark-bridge"},
     {"(root)"},
+    {"config"},
     {"storage"},
     {"transaction"},
     {"schema"},
-    {"config", "filters"},
+    {"filters"},
     {"purge", "expressions"},
     {"merge"},
     {"read", "write"},
@@ -75,6 +76,14 @@ def test_every_package_imports_only_lower_layers() -> None:
         if layer[dep] >= layer[pkg]
     ]
     assert not upward, "imports that do not go down a layer:\n" + "\n".join(upward)
+
+
+def test_config_imports_nothing_of_the_plugin_but_the_error_factory() -> None:
+    # The registry and its resolver sit under every package that reads a setting: the stores and
+    # the log take typed values from them, so config itself may reach neither.
+    graph: dict[str, list[str]] = json.loads(_run("--json").stdout)["packages"]
+    assert graph["config"] == ["(root)"], graph["config"]
+    assert "config" in graph["storage"] and "config" in graph["transaction"]
 
 
 def test_the_checker_reports_two_packages_that_import_each_other(tmp_path: Path) -> None:
@@ -190,6 +199,18 @@ def test_no_main_source_throws_an_illegal_argument_or_state_exception_directly()
         if _DIRECT_THROW.search(line)
     ]
     assert not found, "throw through IndexTablesErrors instead:\n" + "\n".join(found)
+
+
+def test_no_main_source_checks_with_require() -> None:
+    # require throws a bare IllegalArgumentException: input errors come from IndexTablesErrors,
+    # broken invariants from IndexTablesErrors.internalError.
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}"
+        for path in sorted(MAIN_SOURCES.rglob("*.scala"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if re.search(r"(?<![\w.])require\(", line)
+    ]
+    assert not found, "use IndexTablesErrors instead:\n" + "\n".join(found)
 
 
 def test_the_direct_throw_check_sees_both_exception_types() -> None:

@@ -192,6 +192,17 @@ object IndexTablesErrors {
         "precision 15), binary, and struct, array and map (string keys) of these. Cast the column or drop it before writing."
     )
 
+  /**
+   * `column`'s name takes `bytes` bytes in UTF-8, more than a document batch can carry for a
+   * field name (65,535).
+   */
+  def columnNameTooLong(column: String, bytes: Int): IndexTablesException =
+    error(
+      "INDEXTABLES_COLUMN_NAME_TOO_LONG",
+      s"Column '${column.take(64)}...' has a name of $bytes bytes in UTF-8; IndexTables " +
+        "indexes columns whose names are at most 65535 bytes. Rename the column before writing."
+    )
+
   def unsupportedPartitioning(transform: String): IndexTablesException =
     error(
       "INDEXTABLES_UNSUPPORTED_PARTITIONING",

@@ -4,8 +4,6 @@ import java.util.Locale
 
 import scala.util.Try
 
-import io.indextables.spark.storage.{AwsSettings, AzureSettings, LocalSplitCache, StorageKeys}
-
 /**
  * Every `spark.indextables.*` key the plugin reads, defined once with its type, default,
  * validation and doc (names as in the seeds' `protocol.md` and upstream IndexTables). Values are
@@ -227,7 +225,38 @@ object IndexTablesConf {
     "Characters kept of string min/max statistics; longer values are truncated.",
     min = 1)
 
-  // Transaction log (read into a transaction.LogSettings value)
+  // How a write indexes its columns (upstream's keys): column lists and per-column suffixes,
+  // read by schema/IndexingRequest only, which resolves them over the same layers.
+
+  /** The prefix of every key of how a table indexes its columns. */
+  val IndexingPrefix: String = "spark.indextables.indexing."
+
+  /** `typemap.<column>` = string | text | json | ip, or `typemap.<type>` = a column list. */
+  val IndexingTypemapPrefix: String = IndexingPrefix + "typemap."
+
+  /** `tokenizer.<column>` = a tokenizer, or `tokenizer.<tokenizer>` = a column list. */
+  val IndexingTokenizerPrefix: String = IndexingPrefix + "tokenizer."
+
+  /** Columns that are fast fields. */
+  val IndexingFastFields: String = IndexingPrefix + "fastfields"
+
+  /** Columns that are not fast fields. */
+  val IndexingNonFastFields: String = IndexingPrefix + "nonfastfields"
+
+  /** Columns stored but not indexed. */
+  val IndexingStoreOnlyFields: String = IndexingPrefix + "storeonlyfields"
+
+  /** Columns indexed but not stored. */
+  val IndexingIndexOnlyFields: String = IndexingPrefix + "indexonlyfields"
+
+  /** The indexing keys that name a list of columns. */
+  val indexingListKeys: Seq[String] =
+    Seq(IndexingFastFields, IndexingNonFastFields, IndexingStoreOnlyFields, IndexingIndexOnlyFields)
+
+  /** The indexing keys that end in a column or a type name. */
+  val indexingPrefixes: Seq[String] = Seq(IndexingTypemapPrefix, IndexingTokenizerPrefix)
+
+  // Transaction log (read into a LogSettings value)
 
   val RetryMaxAttempts: ConfEntry[Int] = int(
     "spark.indextables.transaction.retry.maxAttempts",
@@ -496,96 +525,120 @@ object IndexTablesConf {
   )
 
   // Object stores (upstream's names). Options and session settings only: never read from a
-  // table's recorded properties, so credentials are never written into a log.
-  // The sizes' defaults are the stores' own constants (storage/StorageSettings, LocalSplitCache),
-  // which also apply where no resolved value reached the Hadoop configuration: one definition.
+  // table's recorded properties, so credentials are never written into a log. The driver writes
+  // the resolved values into the Hadoop configuration under these names; the stores read them
+  // back through the same entries (storage/StorageConf), on the driver and the executors.
 
   // A free-form setting; empty (the default) means not set.
   private def setting(key: String, doc: String): ConfEntry[String] =
     ConfEntry(key, "", doc, "a string")(s => Some(s.trim))
 
-  val AwsAccessKey: ConfEntry[String] =
-    setting(StorageKeys.AwsAccessKey, "S3 access key id (else fs.s3a.access.key, else a provider).")
+  val AwsAccessKey: ConfEntry[String] = setting(
+    "spark.indextables.aws.accessKey",
+    "S3 access key id (else fs.s3a.access.key, else a provider).")
   val AwsSecretKey: ConfEntry[String] =
-    setting(StorageKeys.AwsSecretKey, "S3 secret access key (secret: never shown).")
-  val AwsSessionToken: ConfEntry[String] =
-    setting(StorageKeys.AwsSessionToken, "S3 session token for temporary credentials (secret).")
-  val AwsRegion: ConfEntry[String] =
-    setting(StorageKeys.AwsRegion, "S3 region (else the SDK's default chain, else us-east-1).")
+    setting("spark.indextables.aws.secretKey", "S3 secret access key (secret: never shown).")
+  val AwsSessionToken: ConfEntry[String] = setting(
+    "spark.indextables.aws.sessionToken",
+    "S3 session token for temporary credentials (secret).")
+  val AwsRegion: ConfEntry[String] = setting(
+    "spark.indextables.aws.region",
+    "S3 region (else fs.s3a.endpoint.region, else the SDK's default chain, else us-east-1).")
   val AwsEndpoint: ConfEntry[String] = setting(
-    StorageKeys.AwsEndpoint,
-    "S3 endpoint URL, for S3-compatible stores; upstream's spark.indextables.s3.endpoint too."
+    "spark.indextables.aws.endpoint",
+    "S3 endpoint URL, for S3-compatible stores (else fs.s3a.endpoint); upstream's " +
+      "spark.indextables.s3.endpoint too."
   ).withAliases("spark.indextables.s3.endpoint")
   val AwsPathStyleAccess: ConfEntry[Boolean] = boolean(
-    StorageKeys.AwsPathStyleAccess,
+    "spark.indextables.aws.pathStyleAccess",
     false,
-    "Whether S3 requests name the bucket in the path rather than the host name; upstream's " +
-      "spark.indextables.s3.pathStyleAccess too."
+    "Whether S3 requests name the bucket in the path rather than the host name (else " +
+      "fs.s3a.path.style.access); upstream's spark.indextables.s3.pathStyleAccess too."
   ).withAliases("spark.indextables.s3.pathStyleAccess")
   val AwsCredentialsProviderClass: ConfEntry[String] = setting(
-    StorageKeys.AwsCredentialsProviderClass,
+    "spark.indextables.aws.credentialsProviderClass",
     "An AWS SDK v2 AwsCredentialsProvider class (static create() or no-argument constructor), " +
       "instantiated on each JVM that reaches S3, used when no keys are given."
   )
   val S3PartSize: ConfEntry[Long] = bytes(
-    StorageKeys.S3PartSize,
-    AwsSettings.DefaultPartSize,
+    "spark.indextables.s3.partSize",
+    64L << 20,
     "Size of each part of a multipart upload of a split to S3 (S3's minimum is 5M).",
     min = 5L << 20,
     max = Int.MaxValue.toLong
   )
   val S3MultipartThreshold: ConfEntry[Long] = bytes(
-    StorageKeys.S3MultipartThreshold,
-    AwsSettings.DefaultPartSize,
-    "Split files at least this large are uploaded to S3 in parts.",
+    "spark.indextables.s3.multipartThreshold",
+    S3PartSize.default,
+    "Split files at least this large are uploaded to S3 in parts (when not set: s3.partSize).",
     min = 5L << 20,
     max = Long.MaxValue
   )
   val S3MaxConcurrency: ConfEntry[Int] =
-    int(
-      StorageKeys.S3MaxConcurrency,
-      AwsSettings.DefaultMaxConcurrency,
-      "Parts of one S3 upload sent at once.",
-      min = 1)
-  val AzureAccountName: ConfEntry[String] =
-    setting(StorageKeys.AzureAccountName, "Azure storage account (else the path's host).")
+    int("spark.indextables.s3.maxConcurrency", 4, "Parts of one S3 upload sent at once.", min = 1)
+  val AzureAccountName: ConfEntry[String] = setting(
+    "spark.indextables.azure.accountName",
+    "Azure storage account (else the path's host).")
   val AzureAccountKey: ConfEntry[String] = setting(
-    StorageKeys.AzureAccountKey,
+    "spark.indextables.azure.accountKey",
     "Azure storage account key (secret); else fs.azure.account.key.<account>.*.")
   val AzureConnectionString: ConfEntry[String] = setting(
-    StorageKeys.AzureConnectionString,
+    "spark.indextables.azure.connectionString",
     "Azure storage connection string (secret): account, key and endpoint in one.")
   val AzureTenantId: ConfEntry[String] =
-    setting(StorageKeys.AzureTenantId, "Service principal's tenant id.")
+    setting("spark.indextables.azure.tenantId", "Service principal's tenant id.")
   val AzureClientId: ConfEntry[String] =
-    setting(StorageKeys.AzureClientId, "Service principal's client (application) id.")
-  val AzureClientSecret: ConfEntry[String] =
-    setting(StorageKeys.AzureClientSecret, "Service principal's client secret (secret).")
-  val AzureBearerToken: ConfEntry[String] =
-    setting(StorageKeys.AzureBearerToken, "An OAuth bearer token for Azure Storage (secret).")
+    setting("spark.indextables.azure.clientId", "Service principal's client (application) id.")
+  val AzureClientSecret: ConfEntry[String] = setting(
+    "spark.indextables.azure.clientSecret",
+    "Service principal's client secret (secret).")
+  val AzureBearerToken: ConfEntry[String] = setting(
+    "spark.indextables.azure.bearerToken",
+    "An OAuth bearer token for Azure Storage (secret).")
   val AzureBlockSize: ConfEntry[Long] = bytes(
-    StorageKeys.AzureBlockSize,
-    AzureSettings.DefaultBlockSize,
+    "spark.indextables.azure.blockSize",
+    8L << 20,
     "Block size of staged uploads and of ranged downloads of Azure blobs.",
     min = 1L << 20,
     max = 4000L << 20
   )
-  val AzureMaxConcurrency: ConfEntry[Int] =
-    int(
-      StorageKeys.AzureMaxConcurrency,
-      AzureSettings.DefaultMaxConcurrency,
-      "Blocks of one Azure transfer in flight.",
-      min = 1)
+  val AzureMaxConcurrency: ConfEntry[Int] = int(
+    "spark.indextables.azure.maxConcurrency",
+    4,
+    "Blocks of one Azure transfer in flight.",
+    min = 1)
   val SplitCacheDirectory: ConfEntry[String] = setting(
-    StorageKeys.SplitCacheDirectory,
-    "Directory for local copies of splits from stores tantivy4java cannot read (Azure, HDFS).")
+    "spark.indextables.cache.directoryPath",
+    "Directory for local copies of splits from stores tantivy4java cannot read (Azure, HDFS) " +
+      "(else java.io.tmpdir)."
+  )
   val SplitCacheMaxSize: ConfEntry[Long] = bytes(
-    StorageKeys.SplitCacheMaxSize,
-    LocalSplitCache.Settings.DefaultMaxBytes,
+    "spark.indextables.splitCache.maxSize",
+    10L << 30,
     "Most bytes of local split copies kept per JVM, least recently used deleted first.",
     min = 0L,
     max = Long.MaxValue
   )
+
+  /** Settings whose values are secrets: never printed, logged or recorded. */
+  val Secrets: Seq[ConfEntry[String]] = Seq(
+    AwsSecretKey,
+    AwsSessionToken,
+    AzureAccountKey,
+    AzureConnectionString,
+    AzureClientSecret,
+    AzureBearerToken)
+
+  /** Hadoop's own names of secrets the stores read as fallbacks. */
+  val HadoopSecrets: Seq[String] = Seq("fs.s3a.secret.key", "fs.s3a.session.token")
+
+  /** Whether the setting `key` holds a secret (compared ignoring case). */
+  def isSecret(key: String): Boolean = {
+    val k = key.toLowerCase(Locale.ROOT)
+    (Secrets.flatMap(e => e.key +: e.aliases) ++ HadoopSecrets)
+      .exists(_.toLowerCase(Locale.ROOT) == k) ||
+    k.startsWith("fs.azure.account.key.") || k.startsWith("fs.azure.sas.")
+  }
 
   /** The object-store entries, which travel to the executors in the Hadoop configuration. */
   val storageEntries: Seq[ConfEntry[_]] = Seq(

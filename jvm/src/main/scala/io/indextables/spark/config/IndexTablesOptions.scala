@@ -3,8 +3,6 @@ package io.indextables.spark.config
 import java.util.Locale
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.IndexingRequest
-import io.indextables.spark.transaction.LogSettings
 
 /**
  * The one resolver of `spark.indextables.*` settings for a read, a write or a command, as
@@ -51,14 +49,14 @@ final case class IndexTablesOptions(
     }
   }
 
-  /** Every typemap entry: column name (lower-cased) to its lower-cased index type. */
-  def typemap: Map[String, String] = indexing.typemap
-
   /**
-   * What the write asks of the index, from upstream's `spark.indextables.indexing.*` keys in
-   * every layer: [[IndexingRequest.resolve]], the one reader of those keys.
+   * The value of `entry` when a layer sets it (to a valid value), else None: for settings whose
+   * absence means something other than their default.
    */
-  def indexing: IndexingRequest = IndexingRequest.resolve(Seq(options, sessionConf, tableProps))
+  def getOption[T](entry: ConfEntry[T]): Option[T] = {
+    val names = (entry.key +: entry.aliases).map(_.toLowerCase(Locale.ROOT))
+    if (layers.exists(_.keys.exists(names.contains))) Some(get(entry)) else None
+  }
 
   /** The transaction log's settings, resolved like every other key. */
   def logSettings: LogSettings = {
@@ -108,12 +106,8 @@ final case class IndexTablesOptions(
    */
   def storageSettings: Map[String, String] = {
     val noTable = copy(tableProps = Map.empty)
-    IndexTablesConf.storageEntries.flatMap { entry =>
-      val names = (entry.key +: entry.aliases).map(_.toLowerCase(Locale.ROOT))
-      val set = Seq(options, sessionConf).exists(_.keys.exists(k =>
-        names.contains(k.toLowerCase(Locale.ROOT))))
-      if (set) Some(entry.key -> noTable.get(entry).toString) else None
-    }.toMap
+    IndexTablesConf.storageEntries.flatMap(e => noTable.getOption(e).map(e.key -> _.toString))
+      .toMap
   }
 
   /**
@@ -149,18 +143,12 @@ object IndexTablesOptions {
 
   /** Every `spark.indextables.*` key a write may be given, as documented. */
   private lazy val knownNames: Seq[String] =
-    IndexTablesConf.allEntries.flatMap(e => e.key +: e.aliases) ++ Seq(
-      IndexingRequest.FastFieldsKey,
-      IndexingRequest.NonFastFieldsKey,
-      IndexingRequest.StoreOnlyFieldsKey,
-      IndexingRequest.IndexOnlyFieldsKey)
+    IndexTablesConf.allEntries.flatMap(e => e.key +: e.aliases) ++
+      IndexTablesConf.indexingListKeys
 
   private lazy val knownKeys: Set[String] = knownNames.map(_.toLowerCase(Locale.ROOT)).toSet
 
-  private val knownPrefixes =
-    Seq(
-      IndexingRequest.TypemapPrefix,
-      IndexingRequest.TokenizerPrefix).map(_.toLowerCase(Locale.ROOT))
+  private val knownPrefixes = IndexTablesConf.indexingPrefixes.map(_.toLowerCase(Locale.ROOT))
 
   /**
    * Fails on the first `spark.indextables.*` key of `writeOptions` that no setting reads, naming
@@ -175,7 +163,7 @@ object IndexTablesOptions {
           knownKeys.contains(k) || knownPrefixes.exists(p => k.startsWith(p) && k.length > p.length)
         if (k.startsWith("spark.indextables.") && !known) {
           val candidates = knownNames.toSeq ++
-            Seq(IndexingRequest.TypemapPrefix, IndexingRequest.TokenizerPrefix).map(_ + "<column>")
+            IndexTablesConf.indexingPrefixes.map(_ + "<column>")
           val close = candidates.map(c => c -> distance(k, c.toLowerCase(Locale.ROOT))).filter(
             _._2 <= math.max(3, k.length / 4))
             .sortBy(p => (p._2, p._1)).take(3).map(_._1)

@@ -4,6 +4,8 @@ import java.util.Locale
 
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+
 /**
  * What a write asks of the index, from upstream's `spark.indextables.indexing.*` keys, by column
  * name in lower case ([[IndexingRequest.resolve]]).
@@ -69,14 +71,14 @@ final case class IndexingRequest(
 
 object IndexingRequest {
 
-  /** The prefix of every key of how a table indexes its columns. */
-  val IndexingPrefix: String = "spark.indextables.indexing."
-  val TypemapPrefix: String = "spark.indextables.indexing.typemap."
-  val TokenizerPrefix: String = "spark.indextables.indexing.tokenizer."
-  val FastFieldsKey: String = "spark.indextables.indexing.fastfields"
-  val NonFastFieldsKey: String = "spark.indextables.indexing.nonfastfields"
-  val StoreOnlyFieldsKey: String = "spark.indextables.indexing.storeonlyfields"
-  val IndexOnlyFieldsKey: String = "spark.indextables.indexing.indexonlyfields"
+  // The keys' names: defined once, in the registry.
+  val IndexingPrefix: String = IndexTablesConf.IndexingPrefix
+  val TypemapPrefix: String = IndexTablesConf.IndexingTypemapPrefix
+  val TokenizerPrefix: String = IndexTablesConf.IndexingTokenizerPrefix
+  val FastFieldsKey: String = IndexTablesConf.IndexingFastFields
+  val NonFastFieldsKey: String = IndexTablesConf.IndexingNonFastFields
+  val StoreOnlyFieldsKey: String = IndexTablesConf.IndexingStoreOnlyFields
+  val IndexOnlyFieldsKey: String = IndexTablesConf.IndexingIndexOnlyFields
 
   val IndexTypes: Seq[String] = Seq("string", "text", "json", "ip")
 
@@ -93,7 +95,7 @@ object IndexingRequest {
    *  - `fastfields`, `nonfastfields`, `storeonlyfields`, `indexonlyfields`: column lists, each
    *    taken whole from the highest layer that sets it.
    * Column names are lower-cased; [[TableIndexSchema.resolve]] checks them against the data.
-   * The one reader of these keys: `config.IndexTablesOptions.indexing` resolves its layers here.
+   * The one reader of these keys.
    */
   def resolve(layers: Seq[Map[String, String]]): IndexingRequest = {
     val lowered = layers.map(_.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v })
@@ -132,6 +134,10 @@ object IndexingRequest {
       sources = (types ++ tokenizers).map { case (c, (_, k)) => c -> k }
     )
   }
+
+  /** What `opts` ask of the index, over its layers (option, session, table property). */
+  def resolve(opts: IndexTablesOptions): IndexingRequest =
+    resolve(Seq(opts.options, opts.sessionConf, opts.tableProps))
 
   /** The indexing a table records in its metadata's configuration. */
   def recorded(configuration: Map[String, String]): IndexingRequest = resolve(Seq(configuration))

@@ -234,10 +234,10 @@ object AzureLogStore {
 
   /** Where a path points: storage account, container, and blob name within it. */
   private final case class Location(account: String, container: String, blob: String)
-  private val stores = new ConcurrentHashMap[AzureSettings, AzureLogStore]()
 
+  /** The store (and its clients) for `settings`, shared by every table that uses them. */
   def forSettings(settings: AzureSettings): AzureLogStore =
-    stores.computeIfAbsent(settings, s => new AzureLogStore(s))
+    LogStore.sharedStore(settings)(new AzureLogStore(settings))
 
   // The SDK sets Content-Length itself; the JDK's client accepts that only when allowed (read
   // once, before its first request), else it drops the header and warns on every request.

@@ -10,12 +10,15 @@ import scala.collection.JavaConverters._
 
 import org.apache.hadoop.conf.Configuration
 
+import io.indextables.spark.config.IndexTablesConf
+
 /**
  * Local copies of split files from stores that tantivy4java cannot read itself (Azure, HDFS),
  * one file per split identity, in one directory per JVM. A copy is fetched to a temporary name
  * and renamed into place, so a copy under its final name is always whole; concurrent readers of
- * one split wait for a single fetch. When the directory holds more than its maximum, the least
- * recently used copies are deleted (a searcher that has a deleted copy open keeps reading it).
+ * one split wait for a single fetch. When this JVM's copies (in every directory it was given)
+ * take more than the maximum, the least recently used are deleted (a searcher that has a deleted
+ * copy open keeps reading it). The one cache of local copies of split and Parquet files.
  */
 object LocalSplitCache {
 
@@ -23,15 +26,15 @@ object LocalSplitCache {
   final case class Settings(directory: File, maxBytes: Long)
 
   object Settings {
-    val DefaultMaxBytes: Long = 10L << 30
 
+    /** The settings `conf` carries (`cache.directoryPath`, `splitCache.maxSize`). */
     def apply(conf: Configuration): Settings = {
-      val dir = ConfReader.first(conf, StorageKeys.SplitCacheDirectory).map(new File(_))
-        .getOrElse(new File(System.getProperty("java.io.tmpdir")))
+      val opts = StorageConf(conf)
+      val dir = Some(opts.get(IndexTablesConf.SplitCacheDirectory)).filter(_.nonEmpty)
+        .getOrElse(System.getProperty("java.io.tmpdir"))
       Settings(
         new File(dir, "indextables-split-cache"),
-        ConfReader.first(conf, StorageKeys.SplitCacheMaxSize).map(_.toLong)
-          .getOrElse(DefaultMaxBytes))
+        opts.get(IndexTablesConf.SplitCacheMaxSize))
     }
   }
 
@@ -91,10 +94,12 @@ object LocalSplitCache {
     target
   }
 
-  /** Deletes the least recently used copies until the directory fits its maximum. */
+  /**
+   * Deletes the least recently used copies, in every directory of this JVM, until together they
+   * fit `settings`' maximum: the bound is per JVM, whichever directories reads were given.
+   */
   private def evict(settings: Settings, keep: File): Unit = {
-    val files = Option(settings.directory.listFiles()).getOrElse(Array.empty[File])
-      .filter(f => f.isFile && f.getName.endsWith(".split"))
+    val files = copies()
     var total = files.map(_.length()).sum
     // Each file's time read once: a copy touched by another task while the sort runs would
     // otherwise change its key mid-sort ("Comparison method violates its general contract").

@@ -6,6 +6,8 @@ import java.util.Locale
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
+import io.indextables.spark.util.BoundedCache
+
 /**
  * The files of a table: its transaction log and its splits. The log's key operation is
  * [[putIfAbsent]], which makes optimistic commits safe: of several writers racing for one
@@ -90,6 +92,25 @@ object LogStore {
 
   /** Whether `path` is on the local file system (`file:` or no scheme). */
   def isLocal(path: Path): Boolean = scheme(path).forall(_ == "file")
+
+  /**
+   * The most S3 and Azure stores one JVM keeps, one per distinct settings (credentials,
+   * endpoint, sizes), in one registry for both: past it, the store asked for least recently is
+   * dropped. A dropped store is not closed, since a log handle or a read may still hold it; once
+   * nothing does, its client and its connections are collected (the SDKs' connection reapers
+   * hold their pools weakly). Temporary credentials that change from job to job thus no longer
+   * pile up clients in a long-lived JVM.
+   */
+  val MaxSharedStores = 32
+
+  private val shared = new BoundedCache[AnyRef, LogStore](MaxSharedStores)
+
+  /** The store for `settings`, made by `make` when the registry holds none. */
+  private[storage] def sharedStore[S <: LogStore](settings: AnyRef)(make: => S): S =
+    shared.getOrElseUpdate(settings)(make).asInstanceOf[S]
+
+  /** How many S3 and Azure stores this JVM keeps now. */
+  def sharedStoreCount: Int = shared.size
 
   /**
    * The store for `path`. Object-store settings (credentials, endpoint, region) are read from

@@ -13,6 +13,7 @@ import scala.concurrent.duration.{Duration => ScalaDuration}
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.IndexTablesConf
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, AwsCredentials, AwsCredentialsProvider, AwsSessionCredentials, DefaultCredentialsProvider, StaticCredentialsProvider}
 import software.amazon.awssdk.core.sync.RequestBody
 import software.amazon.awssdk.core.ResponseBytes
@@ -261,11 +262,9 @@ object S3LogStore {
   /** Tries of a conditional put that meets a concurrent conditional put of the same key. */
   val ConflictRetries = 20
 
-  private val stores = new ConcurrentHashMap[AwsSettings, S3LogStore]()
-
   /** The store (and its client) for `settings`, shared by every table that uses them. */
   def forSettings(settings: AwsSettings): S3LogStore =
-    stores.computeIfAbsent(settings, s => new S3LogStore(s))
+    LogStore.sharedStore(settings)(new S3LogStore(settings))
 
   private lazy val uploadContext: ExecutionContext = {
     val n = new AtomicInteger()
@@ -299,8 +298,8 @@ object S3LogStore {
         })
       case (Some(_), None) | (None, Some(_)) =>
         // Either may come from its Hadoop fallback (AwsSettings), so both names are given.
-        val access = s"${StorageKeys.AwsAccessKey} (or fs.s3a.access.key)"
-        val secret = s"${StorageKeys.AwsSecretKey} (or fs.s3a.secret.key)"
+        val access = s"${IndexTablesConf.AwsAccessKey.key} (or fs.s3a.access.key)"
+        val secret = s"${IndexTablesConf.AwsSecretKey.key} (or fs.s3a.secret.key)"
         val (given, missing) =
           if (settings.accessKey.isDefined) (access, secret) else (secret, access)
         throw IndexTablesErrors.incompleteCredentials(given, missing)
@@ -316,14 +315,14 @@ object S3LogStore {
       catch {
         case e: ClassNotFoundException =>
           throw IndexTablesErrors.invalidOption(
-            StorageKeys.AwsCredentialsProviderClass,
+            IndexTablesConf.AwsCredentialsProviderClass.key,
             className,
             "a class on the classpath",
             e)
       }
     if (!classOf[AwsCredentialsProvider].isAssignableFrom(cls))
       throw IndexTablesErrors.invalidOption(
-        StorageKeys.AwsCredentialsProviderClass,
+        IndexTablesConf.AwsCredentialsProviderClass.key,
         className,
         s"a class that implements ${classOf[AwsCredentialsProvider].getName}")
     val created: Option[AnyRef] =

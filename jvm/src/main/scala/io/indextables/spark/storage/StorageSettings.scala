@@ -4,60 +4,25 @@ import java.util.Locale
 
 import org.apache.hadoop.conf.Configuration
 
+import io.indextables.spark.config.{ConfEntry, IndexTablesConf, IndexTablesOptions}
+
 /**
- * The names of the object-store settings (upstream IndexTables' keys). The driver resolves them
- * (a read/write option over the session configuration), validates them and writes them, under
- * these exact names and with sizes in bytes, into the Hadoop configuration that travels with a
- * read or a write. The stores read them from there, on the driver and on the executors alike.
+ * The object-store settings of a Hadoop configuration, through the one resolver: the driver
+ * resolves the `spark.indextables.*` storage keys (`IndexTablesOptions.storageSettings`: an
+ * option over the session configuration) and writes them, under their exact names, into the
+ * Hadoop configuration that travels with a read or a write; the stores read them back here, on
+ * the driver and the executors alike, with the registry's types, defaults and validation.
  */
-object StorageKeys {
-  val AwsAccessKey = "spark.indextables.aws.accessKey"
-  val AwsSecretKey = "spark.indextables.aws.secretKey"
-  val AwsSessionToken = "spark.indextables.aws.sessionToken"
-  val AwsRegion = "spark.indextables.aws.region"
-  val AwsEndpoint = "spark.indextables.aws.endpoint"
-  val AwsPathStyleAccess = "spark.indextables.aws.pathStyleAccess"
-  val AwsCredentialsProviderClass = "spark.indextables.aws.credentialsProviderClass"
-  val S3PartSize = "spark.indextables.s3.partSize"
-  val S3MultipartThreshold = "spark.indextables.s3.multipartThreshold"
-  val S3MaxConcurrency = "spark.indextables.s3.maxConcurrency"
+private[storage] object StorageConf {
 
-  val AzureAccountName = "spark.indextables.azure.accountName"
-  val AzureAccountKey = "spark.indextables.azure.accountKey"
-  val AzureConnectionString = "spark.indextables.azure.connectionString"
-  val AzureTenantId = "spark.indextables.azure.tenantId"
-  val AzureClientId = "spark.indextables.azure.clientId"
-  val AzureClientSecret = "spark.indextables.azure.clientSecret"
-  val AzureBearerToken = "spark.indextables.azure.bearerToken"
-  val AzureBlockSize = "spark.indextables.azure.blockSize"
-  val AzureMaxConcurrency = "spark.indextables.azure.maxConcurrency"
+  /** The storage entries `conf` sets (blank values count as not set). */
+  def apply(conf: Configuration): IndexTablesOptions =
+    IndexTablesOptions(IndexTablesConf.storageEntries.flatMap(e => e.key +: e.aliases).flatMap {
+      k => hadoop(conf, k).map(k -> _)
+    }.toMap)
 
-  val SplitCacheDirectory = "spark.indextables.cache.directoryPath"
-  val SplitCacheMaxSize = "spark.indextables.splitCache.maxSize"
-
-  /** Settings whose values are secrets: never printed, logged or recorded. */
-  val Secrets: Seq[String] = Seq(
-    AwsSecretKey,
-    AwsSessionToken,
-    AzureAccountKey,
-    AzureConnectionString,
-    AzureClientSecret,
-    AzureBearerToken)
-
-  /** Hadoop's own names of secrets this plugin reads as fallbacks. */
-  val HadoopSecrets: Seq[String] = Seq("fs.s3a.secret.key", "fs.s3a.session.token")
-
-  /** Whether the setting `key` holds a secret (compared ignoring case). */
-  def isSecret(key: String): Boolean = {
-    val k = key.toLowerCase(Locale.ROOT)
-    (Secrets ++ HadoopSecrets).exists(_.toLowerCase(Locale.ROOT) == k) ||
-    k.startsWith("fs.azure.account.key.") || k.startsWith("fs.azure.sas.")
-  }
-}
-
-/** Reads settings from a Hadoop configuration: the first of `keys` that is set and not blank. */
-private[storage] object ConfReader {
-  def first(conf: Configuration, keys: String*): Option[String] =
+  /** The first of Hadoop's own `keys` that `conf` sets, not blank. */
+  def hadoop(conf: Configuration, keys: String*): Option[String] =
     keys.iterator.map(k => conf.getTrimmed(k)).find(v => v != null && v.nonEmpty)
 }
 
@@ -89,13 +54,14 @@ final case class AwsSettings(
 }
 
 object AwsSettings {
-  val DefaultPartSize: Long = 64L << 20
-  val DefaultMaxConcurrency = 4
 
   def apply(conf: Configuration): AwsSettings = {
-    import StorageKeys._
-    def get(keys: String*): Option[String] = ConfReader.first(conf, keys: _*)
-    val partSize = get(S3PartSize).map(_.toLong).getOrElse(DefaultPartSize)
+    import IndexTablesConf._
+    val opts = StorageConf(conf)
+    // The plugin's setting, else Hadoop's own key.
+    def get(entry: ConfEntry[String], hadoopKey: String*): Option[String] =
+      opts.getOption(entry).filter(_.nonEmpty).orElse(StorageConf.hadoop(conf, hadoopKey: _*))
+    val partSize = opts.get(S3PartSize)
     AwsSettings(
       accessKey = get(AwsAccessKey, "fs.s3a.access.key"),
       secretKey = get(AwsSecretKey, "fs.s3a.secret.key"),
@@ -104,12 +70,12 @@ object AwsSettings {
       endpoint = get(AwsEndpoint, "fs.s3a.endpoint").map { e =>
         if (e.contains("://")) e else s"https://$e"
       },
-      pathStyleAccess = get(AwsPathStyleAccess, "fs.s3a.path.style.access")
-        .exists(_.equalsIgnoreCase("true")),
+      pathStyleAccess = opts.getOption(AwsPathStyleAccess).getOrElse(
+        StorageConf.hadoop(conf, "fs.s3a.path.style.access").exists(_.equalsIgnoreCase("true"))),
       credentialsProviderClass = get(AwsCredentialsProviderClass),
       partSize = partSize,
-      multipartThreshold = get(S3MultipartThreshold).map(_.toLong).getOrElse(partSize),
-      maxConcurrency = get(S3MaxConcurrency).map(_.toInt).getOrElse(DefaultMaxConcurrency)
+      multipartThreshold = opts.getOption(S3MultipartThreshold).getOrElse(partSize),
+      maxConcurrency = opts.get(S3MaxConcurrency)
     )
   }
 }
@@ -153,14 +119,13 @@ final case class AzureSettings(
 }
 
 object AzureSettings {
-  val DefaultBlockSize: Long = 8L << 20
-  val DefaultMaxConcurrency = 4
   private val HadoopKeyPrefix = "fs.azure.account.key."
 
   def apply(conf: Configuration): AzureSettings = {
-    import StorageKeys._
+    import IndexTablesConf._
     import scala.collection.JavaConverters._
-    def get(keys: String*): Option[String] = ConfReader.first(conf, keys: _*)
+    val opts = StorageConf(conf)
+    def get(entry: ConfEntry[String]): Option[String] = opts.getOption(entry).filter(_.nonEmpty)
     val hadoopKeys = conf.getPropsWithPrefix(HadoopKeyPrefix).asScala.toMap
       .filter(_._2.trim.nonEmpty)
     AzureSettings(
@@ -172,8 +137,8 @@ object AzureSettings {
       clientSecret = get(AzureClientSecret),
       bearerToken = get(AzureBearerToken),
       hadoopAccountKeys = hadoopKeys,
-      blockSize = get(AzureBlockSize).map(_.toLong).getOrElse(DefaultBlockSize),
-      maxConcurrency = get(AzureMaxConcurrency).map(_.toInt).getOrElse(DefaultMaxConcurrency)
+      blockSize = opts.get(AzureBlockSize),
+      maxConcurrency = opts.get(AzureMaxConcurrency)
     )
   }
 }

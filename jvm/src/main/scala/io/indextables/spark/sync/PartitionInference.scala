@@ -40,7 +40,8 @@ object PartitionInference {
       .orElse(Try(java.lang.Long.parseLong(raw)).map(_ => LongType: DataType))
       .orElse(Try {
         val d = new JBigDecimal(raw)
-        require(d.scale <= 0 && d.precision <= DecimalType.MAX_PRECISION)
+        if (d.scale > 0 || d.precision > DecimalType.MAX_PRECISION)
+          throw new NumberFormatException(raw)
         DecimalType(d.precision, 0): DataType
       })
       .orElse(Try(java.lang.Double.parseDouble(raw)).map(_ => DoubleType: DataType))

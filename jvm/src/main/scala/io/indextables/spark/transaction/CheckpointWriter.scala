@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.LogSettings
 import io.indextables.spark.transaction.state.{AvroStateCodec, AvroStateConfig, AvroStateWriter}
 import io.indextables.spark.storage.LogStore
 

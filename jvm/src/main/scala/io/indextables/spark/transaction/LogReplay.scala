@@ -27,7 +27,9 @@ object LogReplay {
    */
   def replay(tablePath: Path, base: Option[Snapshot], versions: Seq[(Long, Seq[Action])])
       : Snapshot = {
-    require(versions.nonEmpty || base.nonEmpty, "nothing to replay")
+    if (versions.isEmpty && base.isEmpty)
+      throw IndexTablesErrors.internalError(
+        s"a replay of $tablePath from no snapshot and no versions")
     if (versions.isEmpty) return base.get
     var protocol = base.map(_.protocol)
     var metadata = base.map(_.metadata)

@@ -8,6 +8,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.LogSettings
 import io.indextables.spark.util.BoundedCache
 import io.indextables.spark.storage.LogStore
 

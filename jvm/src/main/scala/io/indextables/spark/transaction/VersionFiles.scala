@@ -30,7 +30,8 @@ object VersionFiles {
   private val NamePattern = """^(\d{20})\.json$""".r
 
   def fileName(version: Long): String = {
-    require(version >= 0, s"version must be non-negative, got $version")
+    // Versions come from the log or from checked options (versionAsOf: TableLogResolver).
+    if (version < 0) throw IndexTablesErrors.internalError(s"the file name of version $version")
     f"$version%020d.json"
   }
 

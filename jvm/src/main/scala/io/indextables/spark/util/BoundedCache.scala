@@ -22,6 +22,9 @@ final class BoundedCache[K, V <: AnyRef](maxEntries: Int) {
 
   def clear(): Unit = entries.synchronized(entries.clear())
 
+  /** How many entries it holds now. */
+  def size: Int = entries.synchronized(entries.size())
+
   /** Removes every entry whose key `matches`; how many. */
   def removeIf(matches: K => Boolean): Int = entries.synchronized {
     val it = entries.keySet().iterator()

@@ -24,7 +24,10 @@ final class DocumentBatchEncoder(fields: Seq[(Int, IndexedField)]) {
   private val ordinals: Array[Int] = fields.map(_._1).toArray
   private val kinds: Array[IndexedField] = fields.map(_._2).toArray
   private val names: Array[Array[Byte]] = kinds.map(_.name.getBytes(StandardCharsets.UTF_8))
-  names.foreach(n => require(n.length <= 65535, "field name over 65535 bytes"))
+  // The format gives a field name two bytes of length.
+  kinds.zip(names).find(_._2.length > 65535).foreach { case (f, n) =>
+    throw IndexTablesErrors.columnNameTooLong(f.name, n.length)
+  }
   private var buf: ByteBuffer = ByteBuffer.allocate(1 << 16).order(ByteOrder.nativeOrder())
   private var offsets = new Array[Int](1024)
   private var docs = 0

@@ -228,10 +228,13 @@ final class IndexTables4SparkWriteBuilder(
       case Some(_) =>
         // A whole-table overwrite keeps the indexing the table recorded for the columns it
         // still has, unless the write asks otherwise.
-        val recorded = opts.copy(options = Map.empty, sessionConf = Map.empty).indexing
+        val recorded =
+          IndexingRequest.resolve(opts.copy(options = Map.empty, sessionConf = Map.empty))
         val request = recorded.restrictedTo(dataSchema).overlaidBy(asked(opts))
         (TableIndexSchema.resolve(dataSchema, partitionColumns, request), None)
-      case None => (TableIndexSchema.resolve(dataSchema, partitionColumns, opts.indexing), None)
+      case None => (
+          TableIndexSchema.resolve(dataSchema, partitionColumns, IndexingRequest.resolve(opts)),
+          None)
     }
     val decision = WritePathSelector.select(indexSchema)
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
@@ -328,7 +331,7 @@ final class IndexTables4SparkWriteBuilder(
 
   /** What this write itself asks of the index (its options and the session's). */
   private def asked(opts: IndexTablesOptions): IndexingRequest =
-    opts.copy(tableProps = Map.empty).indexing
+    IndexingRequest.resolve(opts.copy(tableProps = Map.empty))
 
   private def describe(f: IndexedField): String = {
     val flags = Seq(

@@ -6,6 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.filters.IndexQueryRegistry
+import io.indextables.spark.schema.IndexingRequest
 
 /** The registry and the one resolver: every key's precedence and case, validation, log settings. */
 class IndexTablesOptionsSuite extends AnyFunSuite {
@@ -127,7 +128,7 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
         "spark.indextables.indexing.typemap.host" -> "string"),
       tableProps = Map("spark.indextables.indexing.typemap.host" -> "text")
     )
-    assert(opts.typemap === Map("msg" -> "text", "host" -> "string"))
+    assert(IndexingRequest.resolve(opts).typemap === Map("msg" -> "text", "host" -> "string"))
     assert(opts.fileSystemOptions === Map("fs.s3a.endpoint" -> "e"))
     // The per-query IndexQuery key never reaches Hadoop's configuration, so equal settings
     // give equal configurations (and one decoded copy per executor) from query to query.
@@ -151,7 +152,7 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
         "spark.indextables.indexing.typemap.text" -> "json",
         "spark.indextables.indexing.indexonlyfields" -> "d")
     )
-    val r = opts.indexing
+    val r = IndexingRequest.resolve(opts)
     // typemap.text=json in the table is a column named "text"; the option's list form wins for
     // the columns it names.
     assert(r.typemap === Map(

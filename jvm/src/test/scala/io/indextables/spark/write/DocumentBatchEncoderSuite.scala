@@ -90,4 +90,18 @@ class DocumentBatchEncoderSuite extends AnyFunSuite {
     val e = intercept[IndexTablesException](encoder.add(r))
     assert(e.getMessage.contains("'ts'") && e.getMessage.contains("1677-2262"), e.getMessage)
   }
+
+  test("a column name longer than a batch can carry fails naming the column, before any row") {
+    val long = "c" + "é" * 40000 // 80,001 bytes in UTF-8, 40,001 characters
+    val wide = StructType(Seq(StructField(long, LongType)))
+    val f = TableIndexSchema.resolve(wide, Nil, Map.empty[String, String]).fields
+    val e = intercept[IndexTablesException](new DocumentBatchEncoder(f.map(x => (0, x))))
+    assert(e.getErrorClass === "INDEXTABLES_COLUMN_NAME_TOO_LONG", e.getMessage)
+    assert(e.getSqlState === "42622")
+    assert(e.getMessage.contains("80001 bytes") && e.getMessage.contains(long.take(64)))
+    // At the limit, the name is carried.
+    val edge = StructType(Seq(StructField("x" * 65535, LongType)))
+    new DocumentBatchEncoder(
+      TableIndexSchema.resolve(edge, Nil, Map.empty[String, String]).fields.map(x => (0, x)))
+  }
 }

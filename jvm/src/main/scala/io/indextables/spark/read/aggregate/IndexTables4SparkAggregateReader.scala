@@ -233,7 +233,9 @@ final class IndexTables4SparkAggregateReader(
       }
       // tantivy4java 0.31.0 nests nothing under a range aggregation: the plan pushes one only
       // innermost, under COUNT(*) alone (AggregatePlan.of).
-      require(subs.isEmpty, s"a range aggregation of ${g.name} cannot hold sub-aggregations")
+      if (subs.nonEmpty)
+        throw IndexTablesErrors.internalError(
+          s"a range aggregation of ${g.name} was planned with sub-aggregations")
       r
   }
 
@@ -494,8 +496,11 @@ object IndexTables4SparkAggregateReader {
               case "0" | "false" => false
             }
           case DateType =>
-            val seconds = Instant.parse(key).getEpochSecond
-            require(seconds % 86400 == 0 && Instant.parse(key).getNano == 0)
+            val instant = Instant.parse(key)
+            val seconds = instant.getEpochSecond
+            // A key that is not midnight UTC is no date: None, as any key that does not parse.
+            if (seconds % 86400 != 0 || instant.getNano != 0)
+              throw new java.time.DateTimeException(s"not a whole day: $key")
             (seconds / 86400).toInt
         }
       }.toOption

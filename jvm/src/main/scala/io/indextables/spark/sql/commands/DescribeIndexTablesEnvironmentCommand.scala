@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.StringType
 import org.apache.spark.sql.{Row, SparkSession}
 
 import io.indextables.spark.BuildInfo
-import io.indextables.spark.storage.StorageKeys
+import io.indextables.spark.config.IndexTablesConf
 
 /**
  * `DESCRIBE INDEXTABLES ENVIRONMENT`: what a bug report needs, one row per property: source
@@ -56,6 +56,6 @@ case object DescribeIndexTablesEnvironmentCommand extends LeafRunnableCommand {
   /** `kvs` with the value of every secret replaced by [[Redacted]]. */
   def redact(spark: SparkSession, kvs: Seq[(String, String)]): Seq[(String, String)] =
     spark.sessionState.conf.redactOptions(kvs).map { case (k, v) =>
-      k -> (if (StorageKeys.isSecret(k)) Redacted else v)
+      k -> (if (IndexTablesConf.isSecret(k)) Redacted else v)
     }
 }

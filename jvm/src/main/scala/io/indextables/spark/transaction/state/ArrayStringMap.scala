@@ -2,6 +2,8 @@ package io.indextables.spark.transaction.state
 
 import scala.collection.immutable
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * An immutable string map over two arrays, for the small maps (statistics, partition values)
  * that every entry of a large state carries: building and holding one costs a fraction of a hash
@@ -11,7 +13,9 @@ import scala.collection.immutable
 private[state] final class ArrayStringMap(keys: Array[String], values: Array[String])
     extends immutable.AbstractMap[String, String] with Serializable {
 
-  require(keys.length == values.length)
+  if (keys.length != values.length)
+    throw IndexTablesErrors.internalError(
+      s"a state map of ${keys.length} keys and ${values.length} values")
 
   override def size: Int = keys.length
 

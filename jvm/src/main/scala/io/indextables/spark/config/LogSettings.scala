@@ -1,10 +1,10 @@
-package io.indextables.spark.transaction
+package io.indextables.spark.config
 
 /**
  * The settings the transaction log works with, as plain values. The log reads no configuration
  * itself: the caller resolves the `spark.indextables.*` keys (see
- * [[io.indextables.spark.config.IndexTablesOptions.logSettings]]) and hands the result to
- * [[TransactionLog.forTable]]. Immutable.
+ * [[IndexTablesOptions.logSettings]]) and hands the result to
+ * `transaction.TransactionLog.forTable`. Immutable.
  */
 final case class LogSettings(
     retryMaxAttempts: Int,
