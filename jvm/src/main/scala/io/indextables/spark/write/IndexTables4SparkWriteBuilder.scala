@@ -143,8 +143,10 @@ final class IndexTables4SparkWriteBuilder(
         opts.fileSystemOptions),
       target,
       opts.get(OptimizeWriteMaxSplitSize),
-      opts.get(OptimizeWriteSamplingRatio),
+      // Set, the seed's ratio; unset, the one measured for the layout.
+      opts.raw(OptimizeWriteSamplingRatio.key).map(_ => opts.get(OptimizeWriteSamplingRatio)),
       opts.get(OptimizeWriteMinRowsForEstimation),
+      layout(opts, info.options().asCaseSensitiveMap().asScala.toMap),
       existing.filter(s => TableLayout.of(s.protocol) == TableLayout.Companion).map { snap =>
         val conf = SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
         val root = TableLayout.parquetRoot(snap)

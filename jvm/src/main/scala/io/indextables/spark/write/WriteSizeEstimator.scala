@@ -2,7 +2,7 @@ package io.indextables.spark.write
 
 import scala.util.Try
 
-import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
+import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TransactionLog}
 
 /**
  * How big the tasks of an optimized write should be, from what the table already knows.
@@ -27,7 +27,9 @@ final case class SizeEstimate(
  *    earlier optimized write of the table measured (its commit record's `shuffleBytesRead` over
  *    `numOutputRows`) say how many shuffle bytes those rows are; without such a measurement the
  *    advisory size is the sampling mode's;
- *  - sampling mode: `targetSplitSize * samplingRatio`;
+ *  - sampling mode: `targetSplitSize * samplingRatio` when `samplingRatio` is set (the seed's
+ *    formula), else the target size over the split bytes per shuffle byte measured for the
+ *    layout ([[splitBytesPerShuffleByte]]);
  *  - any failure falls back to sampling mode.
  * Driver side, pure but for reading the log.
  */
@@ -41,10 +43,13 @@ object WriteSizeEstimator {
       log: => TransactionLog,
       targetSplitSize: Long,
       maxSplitSize: Long,
-      samplingRatio: Double,
+      samplingRatio: Option[Double],
       minRows: Long,
+      layout: TableLayout,
       companionBytes: Option[AddAction => Long] = None): SizeEstimate = {
-    val sampling = SizeEstimate("sampling", clamp(targetSplitSize * samplingRatio), None, None)
+    val shufflePerSplitByte = samplingRatio.getOrElse(1.0 / splitBytesPerShuffleByte(layout))
+    val sampling =
+      SizeEstimate("sampling", clamp(targetSplitSize * shufflePerSplitByte), None, None)
     Try {
       existing.flatMap { snap =>
         val files = snap.allFiles.filter(_.numRecords.exists(_ > 0))
@@ -73,6 +78,27 @@ object WriteSizeEstimator {
       }
     }.toOption.flatten.getOrElse(sampling)
   }
+
+  /**
+   * On-disk bytes a write makes of one byte of shuffle data, as measured, for a first write
+   * (nothing of the table measured yet) whose `samplingRatio` is not set. Spark's shuffle blocks
+   * are compressed, and a split holds the rows compressed again plus the index over them (on the
+   * companion layout, its Parquet file plus an index-only split holding every column as a fast
+   * field), so a split comes out larger than the shuffle bytes it was written from, not smaller
+   * as the seed's default ratio of 1.1 assumes: with it, a first write of 600,000 log-like rows
+   * at an 8M target made splits of 1.17-1.54 x the target on the splits layout (1.47 bytes per
+   * shuffle byte) and 1.85-1.89 x on the companion layout (1.68, the Parquet file counted with
+   * its split, as history mode counts it). AQE fills each coalesced partition to nearly the
+   * advisory size, so a split is about the target times the data's own ratio over this one:
+   * within 0.5-1.5 x the target for data whose ratio is 0.55-1.55 times the measured one.
+   * `tests/benchmarks/first_write_sizes.py` measures it at other targets.
+   */
+  def splitBytesPerShuffleByte(layout: TableLayout): Double = layout match {
+    case TableLayout.Splits => SplitsLayoutExpansion
+    case TableLayout.Companion => CompanionLayoutExpansion
+  }
+  val SplitsLayoutExpansion = 1.5
+  val CompanionLayoutExpansion = 1.7
 
   /** Shuffle bytes per row measured by the newest optimized write among the last records. */
   private def shuffleBytesPerRow(log: TransactionLog, latest: Long): Option[Double] =
