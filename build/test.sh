@@ -97,7 +97,7 @@ python_lint() {
 }
 
 run_pytest() {
-  local args=(tests -q) rc=0
+  local args=(tests -q --durations=25) rc=0
   if [[ "${benchmarks}" -eq 0 ]]; then
     args+=(--ignore=tests/benchmarks)
   fi

@@ -292,3 +292,30 @@ def test_string_columns_are_served_from_parquet_not_copied_into_the_splits(
         "INDEXING MODES (message: 'text') FASTFIELDS MODE DISABLED"
     ).collect()
     assert {"id", "host", "message"} <= _fast_fields(spark, str(index))
+
+
+def test_a_store_only_column_stays_out_of_the_index_and_is_filtered_by_spark(
+    spark: SparkSession, rows: DataFrame, tmp_table: str
+) -> None:
+    options = {**COMPANION, "spark.indextables.indexing.storeonlyfields": "id"}
+    rows = rows.union(spark.createDataFrame([(None, "host-0", "timed out", 0)], rows.schema))
+    write_table(rows, tmp_table, partition_by=("part",), options=options)
+    actions = version_actions(tmp_table, 0)
+    config = next(a["metaData"] for a in actions if "metaData" in a)["configuration"]
+    mappings = [v for k, v in config.items() if k.startswith("docMappingSchema.")]
+    mappings += [
+        a["add"]["docMappingJson"] for a in actions if a.get("add", {}).get("docMappingJson")
+    ]
+    for mapping in mappings:
+        indexed = {f["name"] for f in json.loads(mapping)}
+        assert "id" not in indexed and {"host", "message"} <= indexed, indexed
+    table = read_table(spark, tmp_table)
+    assert_same_rows(table, rows)
+    # A search fetches its rows from Parquet, and Spark applies the filter on `id`.
+    searched = table.where("message indexquery 'timed' AND id < 100")
+    assert_same_rows(searched, rows.where(F.col("message").contains("timed") & (F.col("id") < 100)))
+    assert "LessThan(id" not in scan_node(searched), scan_node(searched)
+    present = table.where("message indexquery 'timed' AND id IS NOT NULL")
+    assert_same_rows(
+        present, rows.where(F.col("message").contains("timed") & F.col("id").isNotNull())
+    )
