@@ -57,7 +57,7 @@ class OptimizedWriteSuite extends IndexTablesTestBase {
       val w = data(20000, 8).write.format("indextables")
         .option(prefix + "enabled", mode != "off")
         .option(prefix + "distributionMode", if (mode == "off") "hash" else mode)
-        .option(prefix + "targetSplitSize", "1M")
+        .option(prefix + "targetSplitSize", "3M")
       (if (partitioned) w.partitionBy("day") else w).save(path)
     }
 
@@ -66,7 +66,9 @@ class OptimizedWriteSuite extends IndexTablesTestBase {
     assert(
       plan.contains("REBALANCE_PARTITIONS_BY_COL") && plan.contains("hashpartitioning(day"),
       plan)
-    assert(plan.contains("optimizeWrite=hash, advisoryPartitionSize=1153433 (sampling)"), plan)
+    // A first write asks for the target over the layout's bytes per shuffle byte.
+    val advisory = ((3L << 20) / WriteSizeEstimator.SplitsLayoutExpansion).toLong
+    assert(plan.contains(s"optimizeWrite=hash, advisoryPartitionSize=$advisory (sampling)"), plan)
     val unpartitioned = write(tablePath("hash"), "hash")
     assert(unpartitioned.contains("hashpartitioning(id"), unpartitioned)
   }
