@@ -104,8 +104,10 @@ object IndexTablesConf {
   val OptimizeWriteSamplingRatio: ConfEntry[Double] = double(
     "spark.indextables.write.optimizeWrite.samplingRatio",
     1.1,
-    "Shuffle bytes per on-disk split byte assumed when no earlier optimized write measured it: " +
-      "the advisory shuffle partition size is targetSplitSize times this.",
+    "Shuffle bytes per on-disk split byte a table's first optimized write assumes, used only " +
+      "when set: the advisory shuffle partition size is then targetSplitSize times this. Unset, " +
+      "it is targetSplitSize over the split bytes per shuffle byte measured for the table's " +
+      "layout (WriteSizeEstimator.splitBytesPerShuffleByte).",
     min = 0.001
   )
 
