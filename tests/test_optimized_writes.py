@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from helpers import assert_same_rows, error_text, read_table, split_files, write_table
+from helpers import assert_same_rows, error_text, jvm, read_table, split_files, write_table
 
 pytestmark = pytest.mark.usefixtures("layout")
 
@@ -100,8 +100,12 @@ def test_many_small_input_partitions_make_splits_near_the_target(
     params = _history(spark, optimized)[0]
     assert params["optimizeWrite"] == "hash" and params["sizeEstimate"] == "sampling"
     # A first write's advisory size is the target over the layout's measured bytes per shuffle
-    # byte (WriteSizeEstimator: 1.5 on the splits layout, 1.4 on the companion layout).
-    ratio = {"splits": 1.5, "companion": 1.4}[layout]
+    # byte, read from the estimator itself.
+    estimator = jvm(spark).io.indextables.spark.write.WriteSizeEstimator
+    ratio = {
+        "splits": estimator.SplitsLayoutExpansion(),
+        "companion": estimator.CompanionLayoutExpansion(),
+    }[layout]
     assert params["advisoryPartitionSize"] == str(int(target * (1.0 / ratio))), params
 
 
