@@ -1,10 +1,13 @@
 """Ranges on floating columns are pushed exactly where the splits allow it (issue 28 item 2).
 
-Spark orders NaN above every number, so `x > 10` is TRUE for NaN; the index's range query does
-not match NaN. Each split records how many NaN values each floating column holds (the add
-action's `stats`, `{"nanCount": {...}}`); a range without an upper bound is pushed exactly when
-every split the scan reads holds no NaN in the column, and handed back to Spark otherwise.
-Answers are checked against Parquet, with NaN, +/-Infinity, -0.0 and NULLs in the data."""
+Spark orders every NaN above every number, so `x > 10` is TRUE for NaN. The index orders a NaN
+by its bits: a plain NaN above +Infinity, as Spark does, but one with the sign bit set (what
+`sqrt(-1.0)` makes on x86) below -Infinity. Each split records, per floating column, how many
+NaN values it holds and how many of them have the sign bit (the add action's `stats`,
+`{"nanCount": {...}, "signedNanCount": {...}}`); a range is pushed exactly when every split the
+scan reads holds no NaN with the sign bit in the column, and otherwise searched as a superset
+that Spark checks again. Answers are checked against Parquet, with NaN of both signs,
++/-Infinity, -0.0 and NULLs in the data."""
 
 from __future__ import annotations
 
@@ -42,13 +45,18 @@ FILTERS = [
     "x > 10 OR id < 3",
     "NOT (x > 10)",
     "x > 10 AND x < 1e301",
+    "x < 5",
+    "x <= 10.5 AND id >= 100",
+    "x < double('Infinity')",
+    "x > double('-Infinity')",
 ]
 # Each table by name: its path and its Parquet oracle.
 Tables = dict[str, tuple[str, DataFrame]]
-# The filters with a range without an upper bound: Spark must check them where NaN may be
-# (Spark itself turns NOT (x > 10) into x <= 10, which has one). On the mixed table, `id < 30`
-# prunes the split holding NaN (min/max statistics): the splits read hold none, so it is pushed.
-UNBOUNDED = set(FILTERS) - {"x > 10 AND x < 1e301", "NOT (x > 10)", "x > 10 AND id < 30"}
+# An infinite bound cannot be named in a query: Spark checks those filters.
+INFINITE = {"x < double('Infinity')", "x > double('-Infinity')"}
+# On the signed table, `id < 30` (or `id >= 105`) prunes the split holding a NaN with the sign
+# bit (min/max statistics): the splits read order NaN as Spark does, so the range is exact.
+PRUNED_TO_ORDERED = {"x > 10 AND id < 30"}
 
 
 def _frame(spark: SparkSession, values: list[float | None], first: int) -> DataFrame:
@@ -63,9 +71,9 @@ def _filter_nodes(df: DataFrame) -> list[str]:
     return [line for line in plan.splitlines() if "Filter " in line and "Scan" not in line]
 
 
-def _nan_counts(path: str) -> list[dict[str, int]]:
+def _counts(path: str, kind: str) -> list[dict[str, int]]:
     adds = [a["add"] for v in range(2) for a in version_actions(path, v) if "add" in a]
-    return [json.loads(a["stats"])["nanCount"] for a in adds]
+    return [json.loads(a["stats"])[kind] for a in adds]
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +81,14 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, layout
     root = tmp_path_factory.mktemp(f"float-{layout}")
     clean_a, clean_b = _frame(spark, CLEAN, 0), _frame(spark, CLEAN[::-1], 100)
     with_nan = _frame(spark, [NAN, 12.0, None, -0.0, INF, NAN], 200)
+    # -NAN has the sign bit set; `sqrt(-1.0)` in Spark gives the same on x86.
+    signed = _frame(spark, [-NAN, 12.0, None, -0.0, INF, NAN, 4.0], 300)
     out: Tables = {}
-    for name, parts in (("clean", [clean_a, clean_b]), ("mixed", [clean_a, with_nan])):
+    for name, parts in (
+        ("clean", [clean_a, clean_b]),
+        ("mixed", [clean_a, with_nan]),
+        ("signed", [clean_a, signed]),
+    ):
         path = str(root / name)
         for i, df in enumerate(parts):
             write_table(df, path, mode="append" if i else "errorifexists")
@@ -86,10 +100,12 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory, layout
 
 
 def test_each_split_records_its_nan_counts(tables: Tables) -> None:
-    clean, _ = tables["clean"]
-    mixed, _ = tables["mixed"]
-    assert _nan_counts(clean) == [{"f": 0, "x": 0}, {"f": 0, "x": 0}]
-    assert _nan_counts(mixed) == [{"f": 0, "x": 0}, {"f": 2, "x": 2}]
+    none = {"f": 0, "x": 0}
+    assert _counts(tables["clean"][0], "nanCount") == [none, none]
+    assert _counts(tables["mixed"][0], "nanCount") == [none, {"f": 2, "x": 2}]
+    assert _counts(tables["mixed"][0], "signedNanCount") == [none, none]
+    assert _counts(tables["signed"][0], "nanCount") == [none, {"f": 2, "x": 2}]
+    assert _counts(tables["signed"][0], "signedNanCount") == [none, {"f": 1, "x": 1}]
 
 
 def _checked(spark: SparkSession, table: tuple[str, DataFrame], condition: str) -> DataFrame:
@@ -100,25 +116,36 @@ def _checked(spark: SparkSession, table: tuple[str, DataFrame], condition: str) 
     return df
 
 
+@pytest.mark.parametrize("table", ["clean", "mixed"])
 @pytest.mark.parametrize("condition", FILTERS)
-def test_a_range_on_a_nan_free_floating_column_is_pushed_exactly(
-    spark: SparkSession, tables: Tables, condition: str
+def test_a_range_is_pushed_exactly_where_nan_is_ordered_as_spark_orders_it(
+    spark: SparkSession, tables: Tables, table: str, condition: str
 ) -> None:
-    df = _checked(spark, tables["clean"], condition)
+    """Without NaN, or with plain NaN only (which sorts above every number in both)."""
+    df = _checked(spark, tables[table], condition)
+    if condition in INFINITE:
+        assert _filter_nodes(df), scan_node(df)
+        return
     line = scan_node(df)
     assert "PushedFilters: [" in line and "PushedQuery: match_all" not in line, line
     assert _filter_nodes(df) == [], _filter_nodes(df)
 
 
 @pytest.mark.parametrize("condition", FILTERS)
-def test_a_range_where_a_split_holds_nan_is_handed_back_and_right(
+def test_a_range_where_a_split_holds_a_signed_nan_is_searched_wider_and_right(
     spark: SparkSession, tables: Tables, condition: str
 ) -> None:
-    df = _checked(spark, tables["mixed"], condition)
-    if condition in UNBOUNDED:
-        assert _filter_nodes(df), scan_node(df)
-    else:
+    """A NaN with the sign bit sorts below every number in the index: the range is searched as
+    a superset (with the values below every number when it has no upper bound) and Spark
+    checks it. Before the split recorded such NaN, `x < 5` returned that NaN row."""
+    df = _checked(spark, tables["signed"], condition)
+    line = scan_node(df)
+    if condition in PRUNED_TO_ORDERED:
         assert _filter_nodes(df) == [], _filter_nodes(df)
+    else:
+        assert _filter_nodes(df), line
+    if condition not in INFINITE:
+        assert "PushedQuery: match_all" not in line, line
 
 
 def test_a_table_without_nan_records_hands_the_range_back(

@@ -29,10 +29,11 @@ final case class TranslatedFilter(query: SplitQuery, exact: Boolean)
  *    FALSE rows of its child, exactly where the child's column existence can be searched, else
  *    a superset (see [[QuerySides]]);
  *  - timestamps are indexed at second precision, so their filters are widened to whole seconds;
- *  - a lower-bounded range on a floating column would miss NaN (which Spark orders above all
- *    numbers), so it is translated only together with an upper bound, unless the splits are
- *    recorded as holding no NaN in the column (`TableIndexSchema.nanFree`, from the add
- *    action's `stats`: see `stats/SplitCounts`).
+ *  - Spark orders every NaN above all numbers; tantivy orders a plain NaN so too, but one with
+ *    the sign bit set below all numbers. A range on a floating column is exact on splits
+ *    recorded as holding no such NaN in it (`TableIndexSchema.exactFloatRanges`, from the add
+ *    action's `stats`: see `stats/SplitCounts`), and elsewhere a superset: with an upper bound
+ *    as it is, without one together with the values below every number.
  * With `tokenQueries` off, text columns get no token queries at all: for splits whose text may
  * hold tokens the tokenizer dropped (see TokenLimit). Stateless and thread-safe.
  */
@@ -303,14 +304,26 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
             }
           for (lo <- bound(lower, r); hi <- bound(upper, r))
             yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "i64"), exact = true)
-        // Spark orders NaN above every number; a split recorded as holding none in the column
-        // (`nanFree`) answers a range without an upper bound exactly too.
-        case (IndexKind.F64, DoubleType | FloatType)
-            if upper.isDefined || schema.nanFree.contains(f.name) =>
-          // Zero is refused: tantivy orders -0.0 below 0.0, Spark holds them equal.
-          val r = (v: Any) => floating(v).filter(d => !d.isNaN && d != 0.0).map(_.toString)
-          for (lo <- bound(lower, r); hi <- bound(upper, r))
-            yield TranslatedFilter(new SplitRangeQuery(f.name, lo, hi, "f64"), exact = true)
+        case (IndexKind.F64, DoubleType | FloatType) =>
+          // Zero is refused: tantivy orders -0.0 below 0.0, Spark holds them equal. So are the
+          // infinities, which a query cannot name.
+          val r = (v: Any) =>
+            floating(v).filter(d => !d.isNaN && !d.isInfinite && d != 0.0).map(_.toString)
+          for (lo <- bound(lower, r); hi <- bound(upper, r)) yield {
+            val q = new SplitRangeQuery(f.name, lo, hi, "f64")
+            if (schema.exactFloatRanges.contains(f.name)) TranslatedFilter(q, exact = true)
+            else if (upper.isDefined) TranslatedFilter(q, exact = false)
+            else {
+              // A NaN with the sign bit set, which Spark orders above every number, sits below
+              // -Double.MaxValue in the index, with -Infinity.
+              val below = new SplitRangeQuery(
+                f.name,
+                SplitRangeQuery.RangeBound.unbounded(),
+                SplitRangeQuery.RangeBound.exclusive((-Double.MaxValue).toString),
+                "f64")
+              TranslatedFilter(new SplitBooleanQuery().addShould(q).addShould(below), exact = false)
+            }
+          }
         case (IndexKind.DateTime, DateType) =>
           val r = (v: Any) => dateValue(v).map(dateTimeString)
           for (lo <- bound(lower, r); hi <- bound(upper, r))

@@ -86,19 +86,21 @@ private[read] final case class ScanTable(
 
   /**
    * The distinct ways the splits `kept` hold the table's columns (from their doc mappings, and
-   * which floating columns they hold no NaN in), each with the union of mappings its IndexQuery is parsed against, and each split's variant.
+   * which floating columns they order as Spark does), each with the union of mappings its IndexQuery is parsed against, and each split's variant.
    */
   def variants(kept: Seq[AddAction]): ScanVariants = {
     val bySplit = kept.map { a =>
       val schema = TableIndexing.forSplit(snapshot, a)
-      // The floating columns the split is recorded to hold no NaN in: ranges on them are exact.
-      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount)
-      val nanFree = schema.fields.collect {
+      // The floating columns the split is recorded to hold no NaN in, or no NaN with the sign
+      // bit set: the index orders their values as Spark does, so ranges on them are exact.
+      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount) ++
+        SplitCounts.noneIn(a.stats, SplitCounts.SignedNanCount)
+      val exact = schema.fields.collect {
         case f
             if (f.dataType == DoubleType || f.dataType == FloatType) &&
               recorded.contains(f.name) => f.name
       }.toSet
-      (a.path, (schema.copy(nanFree = nanFree), snapshot.docMappingFor(a)))
+      (a.path, (schema.copy(exactFloatRanges = exact), snapshot.docMappingFor(a)))
     }
     val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
     val index = distinct.zipWithIndex.toMap

@@ -18,7 +18,7 @@ final case class TableIndexSchema(
     partitionColumns: Seq[String],
     fields: Seq[IndexedField],
     absent: Set[String] = Set.empty,
-    nanFree: Set[String] = Set.empty) {
+    exactFloatRanges: Set[String] = Set.empty) {
 
   private val byName = fields.map(f => f.name -> f).toMap
 

@@ -9,9 +9,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 /**
  * Per-column counts of values min/max statistics cannot describe, in the add action's `stats`
  * JSON (the protocol's "JSON-encoded statistics"):
- * `{"nanCount": {"<floating column>": n}, "subSecondCount": {"<timestamp column>": n}}`.
- *  - `nanCount`: NaN values. Min/max leave NaN out and Spark orders it above every number, so a
- *    range on a floating column is answered by the index exactly only on splits holding none.
+ * `{"nanCount": {"<floating column>": n}, "signedNanCount": {...}, "subSecondCount": {...}}`.
+ *  - `nanCount`: NaN values. Min/max leave NaN out.
+ *  - `signedNanCount`: NaN values whose sign bit is set (as `sqrt(-1.0)` makes them on x86).
+ *    Spark orders every NaN above every number; tantivy orders a NaN by its bits, a plain one
+ *    above +Infinity (as Spark) and one with the sign bit below -Infinity. So a range on a
+ *    floating column is answered by the index exactly on splits recorded to hold no NaN, or no
+ *    NaN with the sign bit.
  *  - `subSecondCount`: timestamps with a fraction of a second. A fast field may hold timestamps
  *    to the second only, so its MIN/MAX is Spark's only on splits holding none.
  * A split without a record (written before it existed, or by a writer that does not count) may
@@ -21,8 +25,9 @@ object SplitCounts {
   private val mapper = new ObjectMapper()
 
   val NanCount = "nanCount"
+  val SignedNanCount = "signedNanCount"
   val SubSecondCount = "subSecondCount"
-  private val Kinds = Seq(NanCount, SubSecondCount)
+  private val Kinds = Seq(NanCount, SignedNanCount, SubSecondCount)
 
   /** The `stats` JSON recording `counts` (by kind, then column); None when none is counted. */
   def json(counts: Map[String, Map[String, Long]]): Option[String] =

@@ -19,6 +19,8 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
   private val maxs = new Array[Any](columns.length)
   // NaN values of a floating column, timestamps with a fraction of a second (SplitCounts).
   private val oddities = new Array[Long](columns.length)
+  // NaN values of a floating column with the sign bit set (SplitCounts.SignedNanCount).
+  private val signedNans = new Array[Long](columns.length)
 
   def update(row: InternalRow): Unit = {
     var i = 0
@@ -35,12 +37,18 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
             t
           case DoubleType =>
             val d = row.getDouble(ord)
-            if (d.isNaN) { oddities(i) += 1; null }
-            else d
+            if (d.isNaN) {
+              oddities(i) += 1
+              if (java.lang.Double.doubleToRawLongBits(d) < 0) signedNans(i) += 1
+              null
+            } else d
           case FloatType =>
             val d = row.getFloat(ord)
-            if (d.isNaN) { oddities(i) += 1; null }
-            else d
+            if (d.isNaN) {
+              oddities(i) += 1
+              if (java.lang.Float.floatToRawIntBits(d) < 0) signedNans(i) += 1
+              null
+            } else d
           case d: DecimalType => row.getDecimal(ord, d.precision, d.scale)
           case _ => null
         }
@@ -72,16 +80,19 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
   def maxValues: Map[String, String] = render(maxs, isMax = true)
 
   /**
-   * The add action's `stats`: the NaN count of every floating column and the count of
-   * timestamps with a fraction of a second of every timestamp column ([[SplitCounts]]).
+   * The add action's `stats`: the NaN counts of every floating column (all, and those with the
+   * sign bit set, as the rows held them) and the count of timestamps with a fraction of a
+   * second of every timestamp column ([[SplitCounts]]).
    */
   def statsJson: Option[String] = {
-    def counted(types: DataType*) = columns.indices.collect {
-      case i if types.contains(columns(i)._2.dataType) => columns(i)._2.name -> oddities(i)
+    def counted(types: DataType*)(counts: Array[Long]) = columns.indices.collect {
+      case i if types.contains(columns(i)._2.dataType) => columns(i)._2.name -> counts(i)
     }.toMap
     SplitCounts.json(Map(
-      SplitCounts.NanCount -> counted(DoubleType, FloatType),
-      SplitCounts.SubSecondCount -> counted(TimestampType)))
+      SplitCounts.NanCount -> counted(DoubleType, FloatType)(oddities),
+      SplitCounts.SignedNanCount -> counted(DoubleType, FloatType)(signedNans),
+      SplitCounts.SubSecondCount -> counted(TimestampType)(oddities)
+    ))
   }
 
   private def render(values: Array[Any], isMax: Boolean): Map[String, String] =

@@ -192,11 +192,32 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
       ("Included", "2024-01-02T00:00:00Z"))
   }
 
-  test("floating ranges need an upper bound: a lower bound alone would miss NaN rows") {
-    refused(GreaterThan("d", 1.0))
-    refused(GreaterThanOrEqual("f", 1.0f))
-    assertRange(exact(LessThan("d", 2.0)), "d", Unbounded, ("Excluded", "2.0"))
-    assertRange(exact(LessThanOrEqual("f", 2.5f)), "f", Unbounded, ("Included", "2.5"))
+  test("floating ranges are exact where the splits order NaN as Spark does") {
+    val ordered =
+      new FiltersToQueryConverter(indexSchema.copy(exactFloatRanges = Set("d", "f")))
+    def exactIn(f: Filter) = { val (e, j) = tr(f, ordered); assert(e, s"$f not exact"); j }
+    assertRange(exactIn(GreaterThan("d", 1.0)), "d", ("Excluded", "1.0"), Unbounded)
+    assertRange(exactIn(GreaterThanOrEqual("f", 1.0f)), "f", ("Included", "1.0"), Unbounded)
+    assertRange(exactIn(LessThan("d", 2.0)), "d", Unbounded, ("Excluded", "2.0"))
+  }
+
+  test("elsewhere floating ranges are supersets: a NaN with the sign bit sorts below numbers") {
+    // With an upper bound, the range holds such a NaN too, which Spark leaves out.
+    assertRange(superset(LessThan("d", 2.0)), "d", Unbounded, ("Excluded", "2.0"))
+    assertRange(superset(LessThanOrEqual("f", 2.5f)), "f", Unbounded, ("Included", "2.5"))
+    // Without one, the values below every number are added (Spark takes such a NaN as TRUE).
+    val j = superset(GreaterThan("d", 1.0))
+    assert(j.get("type").asText === "bool", j)
+    val should = j.get("should")
+    assert(should.size === 2, j)
+    assertRange(should.get(0), "d", ("Excluded", "1.0"), Unbounded)
+    assertRange(should.get(1), "d", Unbounded, ("Excluded", (-Double.MaxValue).toString))
+  }
+
+  test("floating ranges with an infinite bound are refused: a query cannot name it") {
+    refused(LessThan("d", Double.PositiveInfinity))
+    refused(GreaterThan("d", Double.NegativeInfinity))
+    refused(GreaterThanOrEqual("f", Float.NegativeInfinity))
   }
 
   test("floating ranges with a zero or NaN bound are refused") {
@@ -409,7 +430,7 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
       EqualTo("s", "a"),
       IsNotNull("l"),
       In("i", Array[Any](1, 2)),
-      LessThan("d", 1.0),
+      LessThan("i", 1),
       EqualNullSafe("s", "a"),
       And(EqualTo("s", "a"), EqualTo("b", true)),
       Or(EqualTo("s", "a"), EqualTo("l", 1L)),
@@ -460,17 +481,20 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     assert(post.isEmpty)
   }
 
-  test("translateConjuncts lets a floating column use a lower bound paired with an upper bound") {
+  test("translateConjuncts pairs a floating column's bounds into one range") {
     val fs = Seq(GreaterThan("d", 1.5), LessThanOrEqual("d", 9.5))
-    val (q, pushed, post) = converter.translateConjuncts(fs)
+    val ordered = new FiltersToQueryConverter(indexSchema.copy(exactFloatRanges = Set("d")))
+    val (q, pushed, post) = ordered.translateConjuncts(fs)
     assertRange(
       mapper.readTree(q.get.toQueryAstJson),
       "d",
       ("Excluded", "1.5"),
       ("Included", "9.5"))
     assert(pushed.toSet === fs.toSet && post.isEmpty)
-    val (q2, pushed2, post2) = converter.translateConjuncts(Seq(GreaterThan("d", 1.5)))
-    assert(q2.isEmpty && pushed2.isEmpty && post2 === Seq(GreaterThan("d", 1.5)))
+    // Where a NaN with the sign bit may be, the same range narrows the search and Spark checks.
+    val (q2, pushed2, post2) = converter.translateConjuncts(fs)
+    assert(q2.map(_.toQueryAstJson) === q.map(_.toQueryAstJson))
+    assert(pushed2.toSet === fs.toSet && post2.toSet === fs.toSet)
   }
 
   test("translateConjuncts gives up on a field with two lower bounds and keeps both for Spark") {
