@@ -135,16 +135,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
   }
 
   test("partition columns may be string, any integer, boolean, double, date or timestamp") {
-    Seq(
-      StringType,
-      ByteType,
-      ShortType,
-      IntegerType,
-      LongType,
-      BooleanType,
-      DoubleType,
-      DateType,
-      TimestampType)
+    val integers = Seq(ByteType, ShortType, IntegerType, LongType)
+    (integers ++ Seq(StringType, BooleanType, DoubleType, DateType, TimestampType))
       .foreach { dt =>
         val schema = StructType(Seq(StructField("v", LongType), StructField("p", dt)))
         val s = TableIndexSchema.resolve(schema, Seq("p"), IndexingRequest())
