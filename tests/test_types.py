@@ -117,9 +117,9 @@ def test_each_typed_column_filters_like_spark(
     [
         ("id long, counts map<int,int>", [(1, {1: 1})], ("map<int,int>", "maptype", "map")),
         ("id long, amount decimal(20,2)", [(1, None)], ("decimal(20,2)",)),
-        ("id long, small short", [(1, 7)], ("smallint", "short", "shorttype")),
+        ("id long, small array<short>", [(1, [7])], ("smallint", "short", "shorttype")),
     ],
-    ids=["map-with-int-keys", "wide-decimal", "short"],
+    ids=["map-with-int-keys", "wide-decimal", "nested-short"],
 )
 def test_unsupported_type_fails_before_writing_and_names_column_and_type(
     spark: SparkSession,

@@ -189,7 +189,9 @@ object IndexTablesErrors {
       "INDEXTABLES_UNSUPPORTED_TYPE",
       s"Column '$column' has type ${dataType.simpleString}, which IndexTables cannot index. " +
         "Supported: string, long, int, double, float, boolean, date, timestamp, decimal (up to " +
-        "precision 15), binary, and struct, array and map (string keys) of these. Cast the column or drop it before writing."
+        "precision 15), binary, and struct, array and map (string keys) of these; smallint and " +
+        "tinyint as columns of their own (not inside a struct, array or map). Cast the column " +
+        "or drop it before writing."
     )
 
   /**
@@ -212,7 +214,7 @@ object IndexTablesErrors {
     error(
       "INDEXTABLES_UNSUPPORTED_PARTITION_TYPE",
       s"Partition column '$column' has type ${dataType.simpleString}; partition columns must be " +
-        "string, int, long, boolean, double, date or timestamp."
+        "string, tinyint, smallint, int, long, boolean, double, date or timestamp."
     )
 
   def unknownIndexType(column: String, value: String): IndexTablesException =

@@ -155,7 +155,7 @@ final class SplitPruner(
     try {
       Some(dt match {
         case StringType => UTF8String.fromString(s)
-        case IntegerType | LongType => s.toLong
+        case ByteType | ShortType | IntegerType | LongType => s.toLong
         case DoubleType => s.toDouble
         // Writers record a float as Float.toString; read as a double, "0.7" lies above 0.7f.
         case FloatType => s.toFloat.toDouble

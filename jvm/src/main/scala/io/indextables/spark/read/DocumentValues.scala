@@ -27,6 +27,8 @@ object DocumentValues {
     case (StringType, s: String) => UTF8String.fromString(s)
     case (StringType, other) => UTF8String.fromString(jsonText(other))
     case (IntegerType, n: Number) => n.intValue()
+    case (ShortType, n: Number) => n.shortValue()
+    case (ByteType, n: Number) => n.byteValue()
     case (LongType, n: Number) => n.longValue()
     case (DoubleType, n: Number) => n.doubleValue()
     case (FloatType, n: Number) => n.floatValue()

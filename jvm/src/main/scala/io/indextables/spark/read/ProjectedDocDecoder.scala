@@ -96,6 +96,8 @@ final class ProjectedDocDecoder(fields: Seq[(IndexedField, Int)]) {
         dt match {
           case LongType => n
           case IntegerType => n.toInt
+          case ShortType => n.toShort
+          case ByteType => n.toByte
           case _ => DocumentValues.toCatalyst(java.lang.Long.valueOf(n), dt)
         }
       case Float =>

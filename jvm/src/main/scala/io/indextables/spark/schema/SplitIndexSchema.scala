@@ -70,7 +70,7 @@ object SplitIndexSchema {
       case ("object" | "json", StringType | _: StructType | _: ArrayType | _: MapType) =>
         IndexKind.Json
       case ("ip", StringType) => IndexKind.Ip
-      case ("i64" | "u64", IntegerType | LongType) => IndexKind.I64
+      case ("i64" | "u64", t) if IntegerTypes.contains(t) => IndexKind.I64
       case ("f64", DoubleType | FloatType | _: DecimalType) => IndexKind.F64
       case ("bool", BooleanType) => IndexKind.Bool
       case ("datetime", DateType | TimestampType) => IndexKind.DateTime

@@ -89,7 +89,7 @@ object TableIndexSchema {
   /** The index kind of a column of `dt` with no typemap entry. */
   def kindOf(dt: DataType): IndexKind = dt match {
     case StringType => IndexKind.RawString
-    case LongType | IntegerType | ShortType | ByteType => IndexKind.I64
+    case dt if IntegerTypes.contains(dt) => IndexKind.I64
     case DoubleType | FloatType | _: DecimalType => IndexKind.F64
     case BooleanType => IndexKind.Bool
     case DateType | TimestampType => IndexKind.DateTime
@@ -157,8 +157,8 @@ object TableIndexSchema {
       if (request.columns.contains(lower))
         throw IndexTablesErrors.indexingOnPartitionColumn(request.keyFor(lower), p)
       f.dataType match {
-        case StringType | IntegerType | LongType | BooleanType | DoubleType | DateType |
-            TimestampType =>
+        case StringType | ByteType | ShortType | IntegerType | LongType | BooleanType | DoubleType |
+            DateType | TimestampType =>
         case other => throw IndexTablesErrors.unsupportedPartitionType(p, other)
       }
     }
@@ -193,7 +193,7 @@ object TableIndexSchema {
               s"column '$column' is indexed as '$t', which takes no tokenizer '$tok'")
           case (Some(t), None) => throw IndexTablesErrors.unknownIndexType(column, t)
         }
-      case LongType | IntegerType => IndexKind.I64
+      case dt if IntegerTypes.contains(dt) => IndexKind.I64
       case DoubleType | FloatType => IndexKind.F64
       case d: DecimalType => checkDecimal(column, d); IndexKind.F64
       case BooleanType => IndexKind.Bool

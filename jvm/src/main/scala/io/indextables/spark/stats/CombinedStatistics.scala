@@ -37,7 +37,7 @@ object CombinedStatistics {
     }
 
   private def orderingOf(dt: DataType): Ordering[String] = dt match {
-    case IntegerType | LongType | DoubleType | FloatType | _: DecimalType =>
+    case ByteType | ShortType | IntegerType | LongType | DoubleType | FloatType | _: DecimalType =>
       Ordering.by[String, BigDecimal](s => new BigDecimal(s.trim))(Ordering.comparatorToOrdering(
         java.util.Comparator.naturalOrder[BigDecimal]()))
     case TimestampType => Ordering.by[String, Long](StatsValues.parseTimestamp)

@@ -30,6 +30,9 @@ final class SplitStatistics(columns: Seq[(Int, StructField)], truncateAt: Int) {
         val v: Any = f.dataType match {
           case StringType => row.getUTF8String(ord)
           case IntegerType | DateType => row.getInt(ord)
+          // tinyint and smallint are compared, and recorded, as the ints they widen to.
+          case ByteType => row.getByte(ord).toInt
+          case ShortType => row.getShort(ord).toInt
           case LongType => row.getLong(ord)
           case TimestampType =>
             val t = row.getLong(ord)
@@ -129,7 +132,8 @@ object SplitStatistics {
 /** Parsing and formatting of statistics values, shared by writers and data skipping. */
 object StatsValues {
   def hasStats(dt: DataType): Boolean = dt match {
-    case StringType | IntegerType | LongType | DoubleType | FloatType | DateType | TimestampType =>
+    case StringType | ByteType | ShortType | IntegerType | LongType | DoubleType | FloatType |
+        DateType | TimestampType =>
       true
     case _: DecimalType => true
     case _ => false

@@ -196,7 +196,9 @@ object CompanionIndexer {
   /** Whether tantivy4java computes min/max statistics of `f` that the log can hold. */
   private def hasStats(f: IndexedField): Boolean = f.indexed && (f.dataType match {
     case StringType => f.kind == IndexKind.RawString || f.kind == IndexKind.Text
-    case IntegerType | LongType | DoubleType | FloatType | DateType | TimestampType => true
+    case ByteType | ShortType | IntegerType | LongType | DoubleType | FloatType | DateType |
+        TimestampType =>
+      true
     case _ => false
   })
 
@@ -246,7 +248,8 @@ object CompanionIndexer {
     def finite(d: java.lang.Double) = if (d == null || d.isNaN || d.isInfinite) null else d
     dt match {
       case StringType => both(s.getMinString, s.getMaxString)(_.take(truncateAt))
-      case IntegerType | LongType => both(s.getMinLong, s.getMaxLong)(_.toString)
+      case ByteType | ShortType | IntegerType | LongType =>
+        both(s.getMinLong, s.getMaxLong)(_.toString)
       case DoubleType =>
         both(finite(s.getMinDouble), finite(s.getMaxDouble))(d => plain(d.toString))
       case FloatType =>

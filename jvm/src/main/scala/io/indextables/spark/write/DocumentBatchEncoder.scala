@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.schema.{IndexKind, IndexedField, IpAddresses}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes, IpAddresses}
 
 /**
  * Encodes rows straight into tantivy4java's document batch format ("TANT"), the buffer
@@ -77,7 +77,7 @@ final class DocumentBatchEncoder(fields: Seq[(Int, IndexedField)]) {
         buf.putInt(b.length).put(b)
       case IndexKind.I64 =>
         header(DocumentBatchEncoder.Integer)
-        buf.putLong(if (f.dataType == IntegerType) row.getInt(ord).toLong else row.getLong(ord))
+        buf.putLong(IntegerTypes.getLong(row, ord, f.dataType))
       case IndexKind.F64 =>
         header(DocumentBatchEncoder.Float)
         buf.putDouble(f.dataType match {

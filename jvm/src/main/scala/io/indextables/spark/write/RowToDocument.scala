@@ -11,7 +11,7 @@ import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.StoredJson
-import io.indextables.spark.schema.{IndexKind, IndexedField}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.tantivy4java.batch.BatchDocument
 
@@ -30,10 +30,7 @@ object RowToDocument {
         case IndexKind.RawString | IndexKind.Text =>
           doc.addText(f.name, row.getUTF8String(ord).toString)
         case IndexKind.Ip => doc.addIpAddr(f.name, row.getUTF8String(ord).toString)
-        case IndexKind.I64 => f.dataType match {
-            case IntegerType => doc.addInteger(f.name, row.getInt(ord).toLong)
-            case _ => doc.addInteger(f.name, row.getLong(ord))
-          }
+        case IndexKind.I64 => doc.addInteger(f.name, IntegerTypes.getLong(row, ord, f.dataType))
         case IndexKind.F64 => f.dataType match {
             case FloatType => doc.addFloat(f.name, row.getFloat(ord).toDouble)
             case d: DecimalType =>

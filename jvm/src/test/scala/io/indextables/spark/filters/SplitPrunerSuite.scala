@@ -29,7 +29,9 @@ class SplitPrunerSuite extends AnyFunSuite {
     StructField("b", BooleanType),
     StructField("p", StringType),
     StructField("q", IntegerType),
-    StructField("pd", DateType)
+    StructField("pd", DateType),
+    StructField("t", ByteType),
+    StructField("h", ShortType)
   ))
   private val partitions = Seq("p", "q", "pd")
   private val pruner = new SplitPruner(schema, partitions, "UTC", TruncateAt)
@@ -198,6 +200,14 @@ class SplitPrunerSuite extends AnyFunSuite {
     assert(!keeps(ints, In("i", Array[Any](1, 25, 30))))
     assert(keeps(ints, In("i", Array[Any](1, 15))))
     assert(keeps(ints, In("i", Array[Any](1, null))))
+  }
+
+  test("tinyint and smallint skip on their min/max as numbers") {
+    val a = add(min = Map("t" -> "-128", "h" -> "-300"), max = Map("t" -> "-1", "h" -> "32767"))
+    assert(keeps(a, EqualTo("t", -128.toByte)) && keeps(a, LessThan("t", 0.toByte)))
+    assert(!keeps(a, EqualTo("t", 0.toByte)) && !keeps(a, GreaterThan("t", -1.toByte)))
+    assert(!keeps(a, LessThan("h", -300.toShort)) && keeps(a, EqualTo("h", 32767.toShort)))
+    assert(!keeps(a, In("t", Array[Any](1.toByte, 127.toByte))))
   }
 
   test("dates, timestamps and decimals skip on their typed min/max") {

@@ -13,6 +13,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     StructField("j", StringType),
     StructField("l", LongType),
     StructField("i", IntegerType),
+    StructField("sh", ShortType),
+    StructField("by", ByteType),
     StructField("d", DoubleType),
     StructField("f", FloatType),
     StructField("dec", DecimalType(10, 2)),
@@ -42,6 +44,8 @@ class TableIndexSchemaSuite extends AnyFunSuite {
       "j" -> IndexKind.Json,
       "l" -> IndexKind.I64,
       "i" -> IndexKind.I64,
+      "sh" -> IndexKind.I64,
+      "by" -> IndexKind.I64,
       "d" -> IndexKind.F64,
       "f" -> IndexKind.F64,
       "dec" -> IndexKind.F64,
@@ -78,8 +82,6 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     Seq[(DataType, String)](
       MapType(IntegerType, StringType) -> "map<int,string>",
       DecimalType(16, 2) -> "decimal(16,2)",
-      ShortType -> "smallint",
-      ByteType -> "tinyint",
       TimestampNTZType -> "timestamp_ntz",
       NullType -> "void"
     ).foreach { case (dt, name) =>
@@ -132,8 +134,9 @@ class TableIndexSchemaSuite extends AnyFunSuite {
     assert(msg2.contains("'st'") && msg2.contains("'json'"), msg2)
   }
 
-  test("partition columns may be string, int, long, boolean, double, date or timestamp") {
-    Seq(StringType, IntegerType, LongType, BooleanType, DoubleType, DateType, TimestampType)
+  test("partition columns may be string, any integer, boolean, double, date or timestamp") {
+    val integers = Seq(ByteType, ShortType, IntegerType, LongType)
+    (integers ++ Seq(StringType, BooleanType, DoubleType, DateType, TimestampType))
       .foreach { dt =>
         val schema = StructType(Seq(StructField("v", LongType), StructField("p", dt)))
         val s = TableIndexSchema.resolve(schema, Seq("p"), IndexingRequest())
@@ -146,7 +149,6 @@ class TableIndexSchemaSuite extends AnyFunSuite {
       FloatType -> "float",
       DecimalType(10, 2) -> "decimal(10,2)",
       BinaryType -> "binary",
-      ShortType -> "smallint",
       StructType(Seq(StructField("x", LongType))) -> "struct<x:bigint>"
     ).foreach { case (dt, n) =>
       val schema = StructType(Seq(StructField("v", LongType), StructField("p", dt)))

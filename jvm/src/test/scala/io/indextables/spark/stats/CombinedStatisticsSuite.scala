@@ -48,6 +48,17 @@ class CombinedStatisticsSuite extends AnyFunSuite {
       "dec" -> "10.00"))
   }
 
+  test("tinyint and smallint statistics compare as numbers (a merge keeps -128, not -1)") {
+    val small = StructType(Seq(StructField("t", ByteType), StructField("h", ShortType)))
+    val Some((min, max)) = CombinedStatistics.combine(
+      small,
+      Seq(
+        (Some(Map("t" -> "-1", "h" -> "9")), Some(Map("t" -> "9", "h" -> "9"))),
+        (Some(Map("t" -> "-128", "h" -> "-32768")), Some(Map("t" -> "127", "h" -> "32767")))))
+    assert(min == Map("t" -> "-128", "h" -> "-32768"))
+    assert(max == Map("t" -> "127", "h" -> "32767"))
+  }
+
   test("a column one split has no value for takes the others'; strings order by UTF-8 bytes") {
     val Some((min, max)) = CombinedStatistics.combine(
       schema,

@@ -149,9 +149,21 @@ class SplitStatisticsSuite extends AnyFunSuite {
     assert(st.minValues("dt") === "1900-01-01" && st.maxValues("dt") === "1970-01-01")
   }
 
+  test("tinyint and smallint get min and max as decimal numbers, over their whole range") {
+    val small = StructType(Seq(StructField("t", ByteType), StructField("h", ShortType)))
+    val st = SplitStatistics.forSchema(small.fields.toSeq.zipWithIndex.map(_.swap), 32)
+    Seq[(Any, Any)]((-1.toByte, 9.toShort), (127.toByte, null), (null, -32768.toShort))
+      .foreach { case (t, h) => st.update(new GenericInternalRow(Array[Any](t, h))) }
+    st.update(new GenericInternalRow(Array[Any](-128.toByte, 32767.toShort)))
+    assert(st.minValues === Map("t" -> "-128", "h" -> "-32768"))
+    assert(st.maxValues === Map("t" -> "127", "h" -> "32767"))
+  }
+
   test("hasStats covers exactly the ordered scalar types") {
     Seq(
       StringType,
+      ByteType,
+      ShortType,
       IntegerType,
       LongType,
       DoubleType,

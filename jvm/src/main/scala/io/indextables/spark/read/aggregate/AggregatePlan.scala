@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggr
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.expressions.{Bucket, DateHistogramBucket, HistogramBucket, RangeBucket}
-import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes, TableIndexSchema}
 
 /**
  * One GROUP BY key of a pushed aggregation: a partition column (one value per split), a data
@@ -75,7 +75,7 @@ object PushedMetric {
     override def describe: String = s"MAX($name)"
   }
 
-  def isIntegral(dt: DataType): Boolean = dt == IntegerType || dt == LongType
+  def isIntegral(dt: DataType): Boolean = IntegerTypes.contains(dt)
 }
 
 /**
@@ -183,8 +183,8 @@ object AggregatePlan {
       if (schema.isPartitionColumn(name)) None
       else schema.field(name).filter(f => f.fast && f.stored && f.indexed)
     def numeric(f: IndexedField): Boolean = f.dataType match {
-      case IntegerType => f.kind == IndexKind.I64
       case LongType => f.kind == IndexKind.I64 && exactAsDouble(f.name)
+      case t if IntegerTypes.contains(t) => f.kind == IndexKind.I64
       case DoubleType | FloatType => f.kind == IndexKind.F64
       case _ => false
     }
@@ -252,8 +252,8 @@ object AggregatePlan {
       nonNegative: String => Boolean): Boolean = {
     def number = (f.kind, f.dataType) match {
       case (IndexKind.F64, DoubleType | FloatType) => true
-      case (IndexKind.I64, IntegerType) => true
       case (IndexKind.I64, LongType) => exactAsDouble(f.name)
+      case (IndexKind.I64, t) => IntegerTypes.contains(t)
       case _ => false
     }
     bucket match {
@@ -274,8 +274,8 @@ object AggregatePlan {
   private def groupable(f: IndexedField, exactAsDouble: String => Boolean): Boolean =
     (f.kind, f.dataType) match {
       case (IndexKind.RawString, StringType) => true
-      case (IndexKind.I64, IntegerType) => true
       case (IndexKind.I64, LongType) => exactAsDouble(f.name)
+      case (IndexKind.I64, t) => IntegerTypes.contains(t)
       case (IndexKind.Bool, BooleanType) => true
       case (IndexKind.DateTime, DateType) => true
       case _ => false

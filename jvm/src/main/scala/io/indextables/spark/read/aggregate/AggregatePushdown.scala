@@ -2,11 +2,10 @@ package io.indextables.spark.read.aggregate
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
-import org.apache.spark.sql.types.IntegerType
 
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.{FilterPushdown, ReadRoute, ScanTable}
-import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
+import io.indextables.spark.schema.{IntegerTypes, TableIndexing, TableIndexSchema}
 import io.indextables.spark.stats.{SplitCounts, StatsValues}
 
 /**
@@ -113,8 +112,7 @@ private[read] object AggregatePushdown {
         m.flatMap(_.get(column)).flatMap(Option(_)).flatMap(v => scala.util.Try(BigInt(v)).toOption)
       val largest = (stat(a.minValues), stat(a.maxValues)) match {
         case (Some(lo), Some(hi)) => Some(lo.abs.max(hi.abs))
-        case _ if dataType == IntegerType => Some(BigInt(Int.MinValue).abs)
-        case _ => None
+        case _ => IntegerTypes.maxMagnitude(dataType)
       }
       (a.numRecords, largest) match {
         case (Some(0L), _) => true

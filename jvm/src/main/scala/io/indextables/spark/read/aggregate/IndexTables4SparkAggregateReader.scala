@@ -19,7 +19,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.schema.IndexKind
+import io.indextables.spark.schema.{IndexKind, IntegerTypes}
 import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
@@ -344,8 +344,8 @@ final class IndexTables4SparkAggregateReader(
     else {
       val d = get(s)
       t match {
-        case IntegerType => exactLong(d).map(_.asInstanceOf[Long].toInt)
-        case LongType => exactLong(d)
+        case t if IntegerTypes.contains(t) =>
+          exactLong(d).flatMap(l => IntegerTypes.narrow(t, l.asInstanceOf[Long]))
         case DoubleType => Some(d)
         case FloatType => Some(d.toFloat)
         case DateType =>
@@ -489,8 +489,9 @@ object IndexTables4SparkAggregateReader {
       Try[Any] {
         dt match {
           case StringType => UTF8String.fromString(key)
-          case IntegerType => new java.math.BigDecimal(key).intValueExact()
-          case LongType => new java.math.BigDecimal(key).longValueExact()
+          case t if IntegerTypes.contains(t) =>
+            val n = new java.math.BigDecimal(key).longValueExact()
+            IntegerTypes.narrow(t, n).getOrElse(throw new ArithmeticException(s"$n is no $t"))
           case BooleanType => key match {
               case "1" | "true" => true
               case "0" | "false" => false

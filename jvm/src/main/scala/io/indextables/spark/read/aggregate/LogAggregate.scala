@@ -9,8 +9,9 @@ import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountS
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.ScanInputs
-import io.indextables.spark.schema.PartitionValues
+import io.indextables.spark.schema.{IntegerTypes, PartitionValues}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.transaction.AddAction
 
@@ -63,7 +64,9 @@ object LogAggregate {
       case r: NamedReference if r.fieldNames().length == 1 =>
         tableSchema.fields.find(f => f.name == r.fieldNames().head)
           .filter(f => !partitionColumns.contains(f.name))
-          .filter(f => Seq(IntegerType, LongType, DateType, TimestampType).contains(f.dataType))
+          .filter(f =>
+            IntegerTypes.contains(f.dataType) || f.dataType == DateType ||
+              f.dataType == TimestampType)
       case _ => None
     }
     val metrics: Seq[Option[Seq[AddAction] => Option[Any]]] = aggs.map {
@@ -131,8 +134,10 @@ object LogAggregate {
   }
 
   private def convert(f: StructField, v: Long): Any = f.dataType match {
-    case IntegerType | DateType => v.toInt
-    case _ => v
+    case DateType => v.toInt
+    case TimestampType => v
+    case t => IntegerTypes.narrow(t, v).getOrElse(
+        throw IndexTablesErrors.internalError(s"statistic $v of ${f.name} is no ${t.simpleString}"))
   }
 }
 

@@ -2,7 +2,7 @@ package io.indextables.spark.read.aggregate
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.types.{DateType, DoubleType, FloatType, IntegerType, LongType, TimestampType}
+import org.apache.spark.sql.types.{ByteType, DateType, DoubleType, FloatType, IntegerType, LongType, ShortType, TimestampType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
@@ -70,6 +70,8 @@ object PartialAggregator {
   private def asLong(v: Any): Long = v match {
     case i: Int => i.toLong
     case l: Long => l
+    case s: Short => s.toLong
+    case b: Byte => b.toLong
     case other => throw IndexTablesErrors.internalError(s"not an integer: $other")
   }
 
@@ -82,6 +84,8 @@ object PartialAggregator {
   /** Spark's ordering of values of type `t` (NaN above every number). */
   def compare(t: org.apache.spark.sql.types.DataType, a: Any, b: Any): Int = t match {
     case IntegerType | DateType => Integer.compare(a.asInstanceOf[Int], b.asInstanceOf[Int])
+    case ShortType => java.lang.Short.compare(a.asInstanceOf[Short], b.asInstanceOf[Short])
+    case ByteType => java.lang.Byte.compare(a.asInstanceOf[Byte], b.asInstanceOf[Byte])
     case LongType | TimestampType =>
       java.lang.Long.compare(a.asInstanceOf[Long], b.asInstanceOf[Long])
     case DoubleType => org.apache.spark.sql.catalyst.util.SQLOrderingUtil

@@ -23,6 +23,8 @@ class AggregatePlanSuite extends AnyFunSuite {
     StructField("ts", TimestampType),
     StructField("b", BooleanType),
     StructField("slow", LongType),
+    StructField("t", ByteType),
+    StructField("h", ShortType),
     StructField("p", StringType)
   ))
 
@@ -39,7 +41,9 @@ class AggregatePlanSuite extends AnyFunSuite {
       IndexedField("dt", DateType, IndexKind.DateTime),
       IndexedField("ts", TimestampType, IndexKind.DateTime),
       IndexedField("b", BooleanType, IndexKind.Bool),
-      IndexedField("slow", LongType, IndexKind.I64, fast = false)
+      IndexedField("slow", LongType, IndexKind.I64, fast = false),
+      IndexedField("t", ByteType, IndexKind.I64),
+      IndexedField("h", ShortType, IndexKind.I64)
     )
   )
 
@@ -93,6 +97,25 @@ class AggregatePlanSuite extends AnyFunSuite {
       "SUM(i)], PushedGroupBy: [p, s, i, b, dt]")
   }
 
+  test("tinyint and smallint are pushed as int is: SUM is a bigint, MIN and MAX keep the type") {
+    // Whatever the statistics say: their values cannot make a double sum inexact.
+    val p = plan(
+      Seq(
+        new Sum(ref("t"), false),
+        new Min(ref("t")),
+        new Max(ref("h")),
+        new Count(ref("h"), false)),
+      Seq("t", "h"),
+      exact = _ => false).get
+    assert(p.metrics === Seq(
+      SumOf("t", ByteType),
+      MinOf("t", ByteType),
+      MaxOf("h", ShortType),
+      CountOf("h")))
+    assert(p.schema.map(_.dataType) ===
+      Seq(ByteType, ShortType, LongType, ByteType, ShortType, LongType))
+  }
+
   test("what tantivy cannot answer exactly is left to Spark") {
     assert(plan(Seq(new Sum(ref("dec"), false))).isEmpty) // decimals are held as doubles
     assert(plan(Seq(new Min(ref("ts")))).isEmpty) // timestamps are fast to the second
@@ -138,12 +161,24 @@ class AggregatePlanSuite extends AnyFunSuite {
     assert(PartialAggregator.empty(metrics).toSeq === Seq(0L, 0L, null, null, null, null, null))
   }
 
+  test("partials of tinyint and smallint fold in their own order; sums are longs") {
+    val metrics = Seq(MinOf("t", ByteType), MaxOf("h", ShortType), SumOf("t", ByteType))
+    val acc = new PartialAggregator(metrics)
+    Seq[(Any, Any)]((-1.toByte, 5.toShort), (-128.toByte, -32768.toShort), (127.toByte, null))
+      .foreach { case (t, h) => acc.add(Nil, Array[Any](t, h, t)) }
+    assert(acc.result.map(_._2.toSeq) === Seq(Seq(-128.toByte, 5.toShort, -2L)))
+  }
+
   test("terms keys convert to Spark's values only when exact") {
     import IndexTables4SparkAggregateReader.keyOf
     assert(keyOf(StringType, "x") === Some(UTF8String.fromString("x")))
     assert(keyOf(IntegerType, "-42") === Some(-42))
     assert(keyOf(LongType, "11000033") === Some(11000033L))
     assert(keyOf(IntegerType, "1.5") === None)
+    assert(keyOf(ByteType, "-128") === Some(-128.toByte))
+    assert(keyOf(ShortType, "32767") === Some(32767.toShort))
+    assert(keyOf(ByteType, "128") === None) // never wrapped to -128
+    assert(keyOf(ShortType, "-32769") === None)
     assert(keyOf(BooleanType, "1") === Some(true))
     assert(keyOf(BooleanType, "0") === Some(false))
     assert(keyOf(DateType, "2024-01-02T00:00:00Z") === Some(19724))
