@@ -45,7 +45,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import add_session_args, local_session
 
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
@@ -267,9 +267,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--splits", type=int, default=20, help="appends, one split each")
     p.add_argument("--runs", type=int, default=10, help="timed runs after the warm-up")
     p.add_argument("--warmup", type=int, default=3, help="untimed rounds first")
-    p.add_argument("--cores", type=int, default=2)
-    p.add_argument("--driver-memory", default="6g")
-    p.add_argument("--out", type=Path, default=Path("target/bench-aggregates"))
+    add_session_args(p, "target/bench-aggregates")
     return p.parse_args(argv)
 
 

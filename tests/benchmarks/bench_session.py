@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 from pyspark.sql import SparkSession
 
 import indextables
@@ -26,3 +29,11 @@ def local_session(
     spark = indextables.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def add_session_args(p: argparse.ArgumentParser, out: str, memory: str = "6g") -> None:
+    """The options every stand-alone benchmark takes: `--cores` (Spark's local[cores]),
+    `--driver-memory` and `--out` (the results directory, default `out`)."""
+    p.add_argument("--cores", type=int, default=2)
+    p.add_argument("--driver-memory", default=memory)
+    p.add_argument("--out", type=Path, default=Path(out))

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import add_session_args, local_session
 
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 COLUMNS = "ts, level, component, host, latency_ms, message"
@@ -48,9 +48,7 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--queries", type=int, default=10, help="timed selective searches")
-    p.add_argument("--cores", type=int, default=2)
-    p.add_argument("--driver-memory", default="6g")
-    p.add_argument("--out", type=Path, default=Path("target/bench-build-companion"))
+    add_session_args(p, "target/bench-build-companion")
     args = p.parse_args()
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import add_session_args, local_session
 
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 OPTIMIZE = "spark.indextables.write.optimizeWrite."
@@ -53,9 +53,7 @@ def main() -> int:
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--targets", default="8M,32M")
     p.add_argument("--layouts", default="splits,companion")
-    p.add_argument("--cores", type=int, default=2)
-    p.add_argument("--driver-memory", default="6g")
-    p.add_argument("--out", type=Path, default=Path("target/bench-first-write"))
+    add_session_args(p, "target/bench-first-write")
     args = p.parse_args()
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

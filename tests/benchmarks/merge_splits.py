@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import add_session_args, local_session
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
@@ -80,9 +80,7 @@ def main() -> int:
     p.add_argument("--rows-per-append", type=int, default=10_000)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--target", default="", help="MERGE SPLITS TARGET SIZE (default: 5G)")
-    p.add_argument("--cores", type=int, default=2)
-    p.add_argument("--driver-memory", default="4g")
-    p.add_argument("--out", type=Path, default=Path("target/bench-merge"))
+    add_session_args(p, "target/bench-merge", "4g")
     args = p.parse_args()
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)

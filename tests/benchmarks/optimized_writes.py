@@ -31,7 +31,7 @@ from pyspark.sql import SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import add_session_args, local_session
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 OPTIMIZE = "spark.indextables.write.optimizeWrite."
@@ -67,9 +67,7 @@ def main() -> int:
     p.add_argument("--target", default="32M", help="optimizeWrite.targetSplitSize")
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--cores", type=int, default=2)
-    p.add_argument("--driver-memory", default="6g")
-    p.add_argument("--out", type=Path, default=Path("target/bench-optimized"))
+    add_session_args(p, "target/bench-optimized")
     args = p.parse_args()
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
