@@ -93,8 +93,7 @@ private[read] final case class ScanTable(
       val schema = TableIndexing.forSplit(snapshot, a)
       // The floating columns the split is recorded to hold no NaN in, or no NaN with the sign
       // bit set: the index orders their values as Spark does, so ranges on them are exact.
-      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount) ++
-        SplitCounts.noneIn(a.stats, SplitCounts.SignedNanCount)
+      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount, SplitCounts.SignedNanCount)
       val exact = schema.fields.collect {
         case f
             if (f.dataType == DoubleType || f.dataType == FloatType) &&

@@ -3,7 +3,7 @@ package io.indextables.spark.stats
 import scala.collection.JavaConverters._
 import scala.util.Try
 
-import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode
 
 /**
@@ -42,18 +42,27 @@ object SplitCounts {
     }
 
   /** The counts of `kind` that `stats` records; empty when it records none (or is unreadable). */
-  def of(stats: Option[String], kind: String): Map[String, Long] =
+  def of(stats: Option[String], kind: String): Map[String, Long] = counts(parse(stats), kind)
+
+  /**
+   * The columns a split whose `stats` are these is known to hold no value of at least one of
+   * `kinds` in (the JSON is parsed once).
+   */
+  def noneIn(stats: Option[String], kinds: String*): Set[String] = {
+    val tree = parse(stats)
+    kinds.flatMap(k => counts(tree, k).collect { case (c, 0L) => c }).toSet
+  }
+
+  private def parse(stats: Option[String]): Option[JsonNode] =
     stats.flatMap(s => Try(mapper.readTree(s)).toOption)
-      .flatMap(t => Option(t.get(kind)))
+
+  private def counts(tree: Option[JsonNode], kind: String): Map[String, Long] =
+    tree.flatMap(t => Option(t.get(kind)))
       .collect { case o: ObjectNode => o }
       .map(_.fields().asScala.collect {
         case e if e.getValue.canConvertToLong => e.getKey -> e.getValue.asLong()
       }.toMap)
       .getOrElse(Map.empty)
-
-  /** The columns a split whose `stats` are these is known to hold no value of `kind` in. */
-  def noneIn(stats: Option[String], kind: String): Set[String] =
-    of(stats, kind).collect { case (c, 0L) => c }.toSet
 
   /**
    * The counts of a split made of `sources` (a merge): per kind and column, their sum where

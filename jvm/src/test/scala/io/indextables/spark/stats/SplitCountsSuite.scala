@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
 import org.scalatest.funsuite.AnyFunSuite
 
-import io.indextables.spark.stats.SplitCounts.{NanCount, SubSecondCount}
+import io.indextables.spark.stats.SplitCounts.{NanCount, SignedNanCount, SubSecondCount}
 
 /** Counts in the add's `stats`: written per column, merged, read back safely. */
 class SplitCountsSuite extends AnyFunSuite {
@@ -48,5 +48,11 @@ class SplitCountsSuite extends AnyFunSuite {
     assert(SplitCounts.noneIn(Some("not json"), NanCount).isEmpty)
     assert(SplitCounts.noneIn(Some("""{"numRecords": 3}"""), SubSecondCount).isEmpty)
     assert(SplitCounts.noneIn(Some("""{"nanCount": {"d": "x", "e": 0}}"""), NanCount) == Set("e"))
+  }
+
+  test("several kinds: the columns recorded as holding none of at least one of them") {
+    val stats =
+      Some("""{"nanCount": {"a": 0, "b": 2, "c": 1}, "signedNanCount": {"b": 0, "c": 1}}""")
+    assert(SplitCounts.noneIn(stats, NanCount, SignedNanCount) == Set("a", "b"))
   }
 }
