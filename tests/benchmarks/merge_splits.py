@@ -16,7 +16,6 @@ the table.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -29,7 +28,7 @@ from pyspark.sql import functions as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import add_session_args, local_session
+from bench_session import add_session_args, local_session, write_report
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
@@ -167,9 +166,7 @@ def main() -> int:
         f"{result['query_speedup']:.1f}x faster after the merge."
         + (f" Writing the {args.appends} appends took {write_s:.0f} s." if write_s else ""),
     ]
-    (out / "merge-splits.json").write_text(json.dumps(result, indent=2))
-    (out / "merge-splits.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "merge-splits", result, lines)
     spark.stop()
     return 0
 

@@ -18,7 +18,6 @@ Writes <out>/optimized-writes.json and .md, and prints the table.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import sys
@@ -31,7 +30,7 @@ from pyspark.sql import SparkSession
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datagen
-from bench_session import add_session_args, local_session
+from bench_session import add_session_args, local_session, write_report
 
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 OPTIMIZE = "spark.indextables.write.optimizeWrite."
@@ -178,9 +177,7 @@ def main() -> int:
         f"{opt['write_s'] / result['plain']['write_s']:.2f}x the plain write's. "
         f"Every optimized split within 0.5-1.5x the target: {result['within_target']}.",
     ]
-    (out / "optimized-writes.json").write_text(json.dumps(result, indent=2))
-    (out / "optimized-writes.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_report(out, "optimized-writes", result, lines)
     spark.stop()
     return 0
 
