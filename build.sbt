@@ -7,6 +7,8 @@ val tantivy4javaVersion = "0.31.0"
 val arrowVersion = "12.0.1"
 // Must equal the Avro that Spark 3.5.9 depends on; provided by Spark at run time.
 val avroVersion = "1.11.5"
+// Deletion vectors are Roaring bitmaps: the RoaringBitmap that Spark 3.5.9 ships, provided by it.
+val roaringBitmapVersion = "0.9.45"
 // Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
 val awsSdkVersion = "2.57.8"
 val azureBlobVersion = "12.37.2"
@@ -64,6 +66,7 @@ lazy val spark = (project in file("jvm"))
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
       "org.apache.avro" % "avro" % avroVersion % Provided,
+      "org.roaringbitmap" % "RoaringBitmap" % roaringBitmapVersion % Provided,
       // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
       // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
       // resolving their other dependencies (the Azure SDK's Netty client).

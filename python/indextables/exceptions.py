@@ -153,7 +153,8 @@ class UnsupportedProtocolError(IndexTablesError):
 
 class CorruptTableError(IndexTablesError):
     """A log or split file is missing, unreadable or inconsistent (``INDEXTABLES_LOG_*``,
-    ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._INVALID_DOC_MAPPING``,
+    ``..._SPLIT_MISSING``, ``..._SPLIT_UNREADABLE``, ``..._DELETION_VECTOR_UNREADABLE``,
+    ``..._SPLIT_NOT_SINGLE_SEGMENT``, ``..._INVALID_DOC_MAPPING``,
     ``..._NATIVE_DATA_UNEXPECTED``), or a companion table's Parquet file is missing, changed
     since it was indexed, or out of place (``..._COMPANION_FILE_UNREADABLE``,
     ``..._COMPANION_FILE_CHANGED``, ``..._COMPANION_FILES_SCATTERED``)."""
@@ -210,6 +211,8 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_INVALID_DOC_MAPPING": CorruptTableError,
         "INDEXTABLES_SPLIT_MISSING": CorruptTableError,
         "INDEXTABLES_SPLIT_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_DELETION_VECTOR_UNREADABLE": CorruptTableError,
+        "INDEXTABLES_SPLIT_NOT_SINGLE_SEGMENT": CorruptTableError,
         "INDEXTABLES_COMPANION_FILE_UNREADABLE": CorruptTableError,
         "INDEXTABLES_COMPANION_FILE_CHANGED": CorruptTableError,
         "INDEXTABLES_COMPANION_FILES_SCATTERED": CorruptTableError,

@@ -357,6 +357,19 @@ object IndexTablesErrors {
         s"replaces since the write began ($detail). Nothing was committed; run the write again."
     )
 
+  /**
+   * A DELETE, UPDATE or MERGE read split `split` of `table`, and another commit changed it since
+   * (`what`: removed it, or deleted rows from it).
+   */
+  def rowLevelConflict(table: String, operation: String, split: String, what: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_CONCURRENT_COMMIT",
+      s"Cannot commit the $operation of table $table: another writer $what split $split after " +
+        s"the $operation read it. Nothing was committed, and no row was changed; run the " +
+        s"$operation again."
+    )
+
   def partitioningMismatch(
       table: String,
       expected: Seq[String],
@@ -447,6 +460,32 @@ object IndexTablesErrors {
       s"Cannot read split file $splitPath: ${Option(cause.getMessage).getOrElse(cause.toString)}. " +
         "The file is missing or corrupt; the table's log still lists it.",
       cause
+    )
+
+  /**
+   * The deletion vector `file` of split `split` cannot be used: it is missing, damaged, or not
+   * what the log says it is (`reason`). Its rows are not served: the deleted ones would return.
+   */
+  def deletionVectorUnreadable(file: String, split: String, reason: String, cause: Throwable = null)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_DELETION_VECTOR_UNREADABLE",
+      s"Cannot read the deletion vector $file of split $split: $reason. The split's rows are " +
+        "not read, because rows deleted from it would be served again; restore the file, or " +
+        "read a version of the table from before the vector was written.",
+      cause
+    )
+
+  /**
+   * A split with a deletion vector holds more than one segment: the vector's doc ids name the
+   * docs of one segment, so the split's rows cannot be told apart from the deleted ones.
+   */
+  def splitNotSingleSegment(split: String): IndexTablesException =
+    error(
+      "INDEXTABLES_SPLIT_NOT_SINGLE_SEGMENT",
+      s"Split $split has a deletion vector but holds more than one segment, so its deleted rows " +
+        "cannot be found. The split was not written by IndexTables' writers, which make one " +
+        "segment per split; rewrite its partition (an overwrite of it) to read it again."
     )
 
   def storageContainerMissing(kind: String, name: String, path: String): IndexTablesException =

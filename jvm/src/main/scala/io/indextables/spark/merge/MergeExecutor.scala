@@ -115,24 +115,22 @@ object MergeExecutor {
       try Some(log.startTransaction().commit(operation, parameters) { current =>
           val snap =
             current.getOrElse(throw IndexTablesErrors.tableNotFound(log.tablePath.toString))
-          val live = snap.allFiles.iterator.map(_.path).toSet
-          val (valid, gone) = merged.partition(_.group.sources.forall(s => live.contains(s.path)))
+          // A source is live only as it was read: with a deletion vector committed since, the
+          // merged split would serve the rows that vector deletes.
+          val live = snap.allFiles.iterator.map(_.fileKey).toSet
+          val (valid, gone) =
+            merged.partition(_.group.sources.forall(s => live.contains(s.fileKey)))
           committed = valid
           conflicted = gone
           val now = System.currentTimeMillis()
-          val removes = valid.flatMap(_.group.sources).map(s =>
-            RemoveAction(
-              s.path,
-              Some(now),
-              dataChange = false,
-              Some(s.partitionValues),
-              Some(s.size)))
+          val removes =
+            valid.flatMap(_.group.sources).map(_.removed(now, dataChange = false))
           val skips =
             if (!settings.trackSkips) Nil
             else {
               val previous = snap.mergeSkips.map(s => s.path -> s.skipCount).toMap
               failed.flatMap(f =>
-                f.group.sources.filter(s => live.contains(s.path)).map { s =>
+                f.group.sources.filter(s => live.contains(s.fileKey)).map { s =>
                   MergeSkipAction(
                     s.path,
                     now,

@@ -39,7 +39,8 @@ object MergeRequest {
  * packed greedily: a merge group closes when the next split would take it past the target, or
  * when it holds `maxSourceSplitsPerMerge` splits. A group of one split is no merge and is
  * dropped. `maxDestSplits` keeps the first (oldest) groups only. A split with a mergeskip whose
- * `retryAfter` has not passed is left out.
+ * `retryAfter` has not passed is left out, and so is a split with a deletion vector: the
+ * native merge would copy the rows the vector deletes into the merged split.
  */
 object MergePlanner {
 
@@ -51,7 +52,8 @@ object MergePlanner {
     val skipped = activeSkips(snapshot.mergeSkips, now)
     val threshold = (request.targetSize * MergeRequest.SkipFraction).toLong
     val candidates = snapshot.allFiles.filter { f =>
-      f.size < threshold && !skipped.contains(f.path) && includePartition(f.partitionValues)
+      f.size < threshold && f.deletionVector.isEmpty && !skipped.contains(f.path) &&
+      includePartition(f.partitionValues)
     }
     val byKey = candidates.groupBy(f => (f.partitionValues, snapshot.docMappingFor(f)))
     // Keys in the order of their oldest split, so that MAX DEST SPLITS takes the oldest.

@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
-import io.indextables.spark.transaction.{Action, AddAction, CheckpointWriter, LogRetention, RemoveAction, TableLayout, TablePaths, TransactionLog}
+import io.indextables.spark.transaction.{Action, AddAction, CheckpointWriter, DeletionVectorFile, LogRetention, RemoveAction, TableLayout, TablePaths, TransactionLog}
 
 /**
  * PURGE INDEXTABLE and purge-on-write, with Delta VACUUM's semantics: deletes the split files
@@ -16,14 +16,15 @@ import io.indextables.spark.transaction.{Action, AddAction, CheckpointWriter, Lo
  *
  * A split file is deleted only when all of these hold:
  *  - it lies below the table root, outside `_transaction_log`, and its name ends in `.split`
- *    (or, in a companion table, `.parquet`: the files of its rows)
+ *    or `.dv` (a deletion vector; or, in a companion table, `.parquet`: the files of its rows)
  *    (or is such a split's `.crc`): nothing else in the directory is ever touched;
  *  - the current version does not reference it (a companion split's Parquet files count as
  *    referenced with it). The current version is read from the checkpoint or Avro state it rests
  *    on plus the version files after it, so a split that only that state lists stays (upstream
  *    PR #67 lost data by reading version files alone);
  *  - it left the table longer ago than the retention: its removal time is the newest
- *    `deletionTimestamp` of a remove naming it (a companion Parquet file takes its split's) in
+ *    `deletionTimestamp` of a remove naming it (a companion Parquet file takes its split's; a
+ *    deletion vector, that of the remove of the entry that named it) in
  *    the version files and tombstones still on storage, and its modification time when it was
  *    never committed or no remove of it is left; the later of the two counts. A write in flight
  *    has uploaded its splits but not committed them; they are recent, so the retention (24 hours
@@ -179,8 +180,11 @@ object SplitPurge {
 
     def remove(r: RemoveAction, committed: Option[Long]): Unit =
       r.deletionTimestamp.orElse(committed).foreach { t =>
-        val k = key(TablePaths.resolve(root, r.path, "remove"))
-        at(k) = math.max(t, at.getOrElse(k, Long.MinValue))
+        // The removed entry's deletion vector left the table with it.
+        (r.path +: r.deletionVector.flatMap(_.file).toSeq).foreach { p =>
+          val k = key(TablePaths.resolve(root, p, "remove"))
+          at(k) = math.max(t, at.getOrElse(k, Long.MinValue))
+        }
       }
 
     /** Records the removes and companion files of one version; returns its removal times. */
@@ -201,13 +205,14 @@ object SplitPurge {
   }
 
   /**
-   * The files PURGE may delete: splits, and in a companion table the Parquet files of its rows,
-   * with their checksum files.
+   * The files PURGE may delete: splits, their deletion vectors, and in a companion table the
+   * Parquet files of its rows, with their checksum files.
    */
   def isDataFile(name: String, companion: Boolean): Boolean = {
     val file = if (name.startsWith(".") && name.endsWith(".crc")) name.drop(1).dropRight(4)
     else name
-    file.endsWith(".split") || (companion && file.endsWith(".parquet"))
+    file.endsWith(".split") || file.endsWith(DeletionVectorFile.Suffix) ||
+    (companion && file.endsWith(".parquet"))
   }
 
   private def addAll(into: mutable.Set[String], root: Path, files: Seq[AddAction]): Unit =

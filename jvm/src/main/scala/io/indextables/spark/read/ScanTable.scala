@@ -51,15 +51,18 @@ private[read] final case class ScanTable(
    * existence check per file, on the driver, for time travel only.
    */
   def checkNotPurged(kept: Seq[AddAction]): Unit = latest.foreach { now =>
-    val live = now.allFiles.iterator.map(_.path).toSet
+    // An entry live with another deletion vector still needs the vector it names here.
+    val live = now.allFiles.iterator.map(_.fileKey).toSet
     val root = new Path(tablePath)
     val parquetRoot = TableLayout.parquetRoot(snapshot)
     val hadoopConf =
       SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val store = LogStore.forPath(root, hadoopConf)
-    kept.iterator.filterNot(a => live.contains(a.path)).foreach { a =>
-      val files = TablePaths.resolve(root, a.path) +:
-        a.companionSourceFiles.getOrElse(Nil).map(TablePaths.resolve(parquetRoot, _))
+    kept.iterator.filterNot(a => live.contains(a.fileKey)).foreach { a =>
+      val files =
+        (TablePaths.resolve(root, a.path) +:
+          a.companionSourceFiles.getOrElse(Nil).map(TablePaths.resolve(parquetRoot, _))) ++
+          a.deletionVector.flatMap(_.file).map(TablePaths.resolve(root, _, "deletionVector"))
       files.find(f => !store.exists(f)).foreach { f =>
         throw IndexTablesErrors.splitPurged(tablePath, snapshot.version, now.version, f.toString)
       }

@@ -262,7 +262,7 @@ object CompanionSync {
       }
       val now = System.currentTimeMillis()
       val removes = plan.removed.map(r =>
-        RemoveAction(r.path, Some(now), dataChange = true, Some(r.partitionValues), Some(r.size)))
+        r.removed(now, dataChange = true))
       val header = current match {
         case None =>
           val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++

@@ -134,6 +134,18 @@ object ActionSerde {
       sizes.foreach(s => g.writeNumber(s))
       g.writeEndArray()
     }
+    a.deletionVector.foreach(writeDeletionVector(g, _))
+    g.writeEndObject()
+  }
+
+  /** Delta's form of a deletion vector descriptor, under the key `deletionVector`. */
+  private def writeDeletionVector(g: JsonGenerator, d: DeletionVectorDescriptor): Unit = {
+    g.writeObjectFieldStart("deletionVector")
+    g.writeStringField("storageType", d.storageType)
+    g.writeStringField("pathOrInlineDv", d.pathOrInlineDv)
+    d.offset.foreach(o => g.writeNumberField("offset", o))
+    g.writeNumberField("sizeInBytes", d.sizeInBytes)
+    g.writeNumberField("cardinality", d.cardinality)
     g.writeEndObject()
   }
 
@@ -144,6 +156,7 @@ object ActionSerde {
     g.writeBooleanField("dataChange", r.dataChange)
     writeStringMap(g, "partitionValues", r.partitionValues)
     writeOptLong(g, "size", r.size)
+    r.deletionVector.foreach(writeDeletionVector(g, _))
     g.writeEndObject()
   }
 
@@ -248,7 +261,8 @@ object ActionSerde {
       companionSourceFiles = r.optStringSeq("companionSourceFiles"),
       companionDeltaVersion = r.optLong("companionDeltaVersion"),
       companionFastFieldMode = r.optString("companionFastFieldMode"),
-      companionSourceFileSizes = r.optLongSeq("companionSourceFileSizes")
+      companionSourceFileSizes = r.optLongSeq("companionSourceFileSizes"),
+      deletionVector = readDeletionVector(r)
     )
 
   private def readRemove(r: FieldReader): RemoveAction =
@@ -257,8 +271,21 @@ object ActionSerde {
       deletionTimestamp = r.optLong("deletionTimestamp"),
       dataChange = r.requiredBoolean("dataChange"),
       partitionValues = r.optStringMap("partitionValues"),
-      size = r.optLong("size")
+      size = r.optLong("size"),
+      deletionVector = readDeletionVector(r)
     )
+
+  private def readDeletionVector(r: FieldReader): Option[DeletionVectorDescriptor] =
+    r.optObject("deletionVector").map { n =>
+      val d = r.nested("deletionVector", n)
+      DeletionVectorDescriptor(
+        storageType = d.requiredString("storageType"),
+        pathOrInlineDv = d.requiredString("pathOrInlineDv"),
+        offset = d.optInt("offset"),
+        sizeInBytes = d.requiredInt("sizeInBytes"),
+        cardinality = d.requiredLong("cardinality")
+      )
+    }
 
   private def readMergeSkip(r: FieldReader): MergeSkipAction =
     MergeSkipAction(
@@ -307,6 +334,9 @@ object ActionSerde {
     def optLong(name: String): Option[Long] = present(name).map(asLong(name, _))
     def optInt(name: String): Option[Int] = present(name).map(asInt(name, _))
     def optBoolean(name: String): Option[Boolean] = present(name).map(asBoolean(name, _))
+
+    /** A reader of the object `n` held in field `name`; its errors name both. */
+    def nested(name: String, n: JsonNode): FieldReader = new FieldReader(s"$action.$name", n)
 
     def optObject(name: String): Option[JsonNode] =
       present(name).map(n => if (n.isObject) n else fail(name, "an object"))

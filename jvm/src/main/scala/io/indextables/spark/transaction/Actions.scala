@@ -82,11 +82,36 @@ final case class AddAction(
     companionSourceFiles: Option[Seq[String]] = None,
     companionDeltaVersion: Option[Long] = None,
     companionFastFieldMode: Option[String] = None,
-    companionSourceFileSizes: Option[Seq[Long]] = None)
+    companionSourceFileSizes: Option[Seq[Long]] = None,
+    deletionVector: Option[DeletionVectorDescriptor] = None)
     extends Action {
 
-  /** The files this split's rows live in: the split itself, or its Parquet companions too. */
-  def files: Seq[String] = path +: companionSourceFiles.getOrElse(Nil)
+  /**
+   * The files this entry needs: the split itself, its Parquet companions, and the file of its
+   * deletion vector.
+   */
+  def files: Seq[String] =
+    (path +: companionSourceFiles.getOrElse(Nil)) ++ deletionVector.flatMap(_.file)
+
+  /** The rows a reader serves: the split's documents less the deleted ones, when known. */
+  def liveRecords: Option[Long] = numRecords.map(_ - deletionVector.fold(0L)(_.cardinality))
+
+  /**
+   * What a reader of this entry sees: its split and its deletion vector. Two entries of one
+   * path with different keys serve different rows, so a commit that read one must not act on
+   * the other as if it were the same (see `OptimisticTransaction`).
+   */
+  def fileKey: AddAction.FileKey = AddAction.FileKey(path, deletionVector.map(_.uniqueId))
+
+  /** The remove of this entry at `timestamp`, naming what PURGE and replay need of it. */
+  def removed(timestamp: Long, dataChange: Boolean): RemoveAction =
+    RemoveAction(
+      path,
+      Some(timestamp),
+      dataChange,
+      Some(partitionValues),
+      Some(size),
+      deletionVector)
 
   /**
    * The byte size each of `companionSourceFiles` had when it was indexed, by path: empty for a
@@ -99,16 +124,59 @@ final case class AddAction(
     }
 }
 
+object AddAction {
+
+  /** A live entry's identity: its path and the id of its deletion vector, if any. */
+  final case class FileKey(path: String, deletionVector: Option[String])
+}
+
+/**
+ * The rows of one split that a DELETE, UPDATE or MERGE removed (the `deletionVectors` feature,
+ * see [[TableFeatures.DeletionVectors]]), named by an add action as Delta's deletion vectors
+ * are: a 32-bit Roaring bitmap of the split's deleted doc ids, stored at `offset` of a file
+ * beside the split ([[DeletionVectorFile]]).
+ *
+ * @param storageType    `r`: `pathOrInlineDv` is a file path relative to the table root (the
+ *                       one kind written); other kinds are refused by name
+ * @param pathOrInlineDv the vector's file
+ * @param offset         where the vector's size field starts in the file
+ * @param sizeInBytes    bytes of the serialized vector (magic and bitmap)
+ * @param cardinality    how many docs it deletes
+ */
+final case class DeletionVectorDescriptor(
+    storageType: String,
+    pathOrInlineDv: String,
+    offset: Option[Int],
+    sizeInBytes: Int,
+    cardinality: Long) {
+
+  /** Identifies the vector within the table: two descriptors with one id hold the same rows. */
+  def uniqueId: String = storageType + pathOrInlineDv + offset.fold("")("@" + _)
+
+  /** The vector's file relative to the table root, when it lives in a file. */
+  def file: Option[String] =
+    if (storageType == DeletionVectorDescriptor.RelativePath) Some(pathOrInlineDv) else None
+}
+
+object DeletionVectorDescriptor {
+
+  /** The storage type of a vector in its own file, named relative to the table root. */
+  val RelativePath = "r"
+}
+
 /**
  * A split file that was logically deleted. Partition values, when present, follow the same
- * null convention as [[AddAction.partitionValues]].
+ * null convention as [[AddAction.partitionValues]]. `deletionVector` is the vector the removed
+ * entry had, so that PURGE learns when that vector's file left the table: a new vector for a
+ * live split is committed as a remove of its entry and an add of the same path, in that order.
  */
 final case class RemoveAction(
     path: String,
     deletionTimestamp: Option[Long],
     dataChange: Boolean,
     partitionValues: Option[Map[String, String]] = None,
-    size: Option[Long] = None)
+    size: Option[Long] = None,
+    deletionVector: Option[DeletionVectorDescriptor] = None)
     extends Action
 
 /**

@@ -81,8 +81,16 @@ final class OptimisticTransaction private[transaction] (log: TransactionLog) {
     if (base.isEmpty && (protocols.isEmpty || metadatas.isEmpty)) {
       throw invalid("a new table's first commit must hold a protocol and a metaData action")
     }
-    protocols.headOption.orElse(base.map(_.protocol)).foreach { p =>
-      TableFeatures.checkWritable(log.tablePath, p)
-    }
+    val protocol = protocols.headOption.orElse(base.map(_.protocol))
+    protocol.foreach(p => TableFeatures.checkWritable(log.tablePath, p))
+    // Replay takes a path's last action in a version: a remove after an add of the same path
+    // would drop the entry the commit meant to keep.
+    val addedAt = actions.zipWithIndex.collect { case (a: AddAction, i) => a.path -> i }.toMap
+    actions.zipWithIndex.collectFirst {
+      case (r: RemoveAction, i) if addedAt.get(r.path).exists(_ < i) => r.path
+    }.foreach(p => throw invalid(s"split $p is added before it is removed"))
+    if (actions.exists { case a: AddAction => a.deletionVector.isDefined; case _ => false } &&
+      !protocol.exists(TableFeatures.hasDeletionVectors))
+      throw invalid("it adds a deletion vector to a table without the deletionVectors feature")
   }
 }

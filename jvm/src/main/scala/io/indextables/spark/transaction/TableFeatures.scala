@@ -24,8 +24,15 @@ object TableFeatures {
    */
   val CompanionLayout = "parquetCompanion"
 
+  /**
+   * Rows deleted by DELETE, UPDATE or MERGE are named by deletion vectors of their splits (see
+   * [[DeletionVectorDescriptor]]): a reader that does not know them would serve deleted rows.
+   * Added to a table by the first commit that writes a vector, never removed.
+   */
+  val DeletionVectors = "deletionVectors"
+
   val SupportedReaderFeatures: Set[String] =
-    Set(AvroState, MultiPartCheckpoint, SchemaDeduplication, CompanionLayout)
+    Set(AvroState, MultiPartCheckpoint, SchemaDeduplication, CompanionLayout, DeletionVectors)
   val SupportedWriterFeatures: Set[String] = SupportedReaderFeatures
 
   /**
@@ -111,6 +118,22 @@ object TableFeatures {
     if (unknown.nonEmpty)
       throw IndexTablesErrors.unsupportedFeatures(tablePath, "writer", unknown.toSeq.sorted)
   }
+
+  /** Whether a table of protocol `p` may hold deletion vectors. */
+  def hasDeletionVectors(p: ProtocolAction): Boolean =
+    p.readerFeatures.exists(_.contains(DeletionVectors))
+
+  /** `p` with reader and writer feature `feature` (and the feature sets' versions). */
+  def withFeature(p: ProtocolAction, feature: String): ProtocolAction =
+    if (p.readerFeatures.exists(_.contains(feature)) && p.writerFeatures.exists(
+        _.contains(feature)))
+      p
+    else p.copy(
+      minReaderVersion = math.max(p.minReaderVersion, TransactionLog.MaxReaderVersion),
+      minWriterVersion = math.max(p.minWriterVersion, TransactionLog.MaxWriterVersion),
+      readerFeatures = Some(p.readerFeatures.getOrElse(Set.empty) + feature),
+      writerFeatures = Some(p.writerFeatures.getOrElse(Set.empty) + feature)
+    )
 
   /** Whether a table of protocol `p` is of the companion layout. */
   def isCompanion(p: ProtocolAction): Boolean =

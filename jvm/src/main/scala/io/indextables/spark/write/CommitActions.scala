@@ -40,7 +40,7 @@ object CommitActions {
       plan.indexSchema.indexingConfiguration
 
     val removes = removed.map(f =>
-      RemoveAction(f.path, Some(now), dataChange = true, Some(f.partitionValues), Some(f.size)))
+      f.removed(now, dataChange = true))
     val layout = plan.companion.map(c => TableLayout.companionConfiguration(c.fastFieldMode))
       .getOrElse(Map.empty)
     val header = current match {

@@ -145,7 +145,8 @@ final class IndexTables4SparkBatchWrite(
   }
 
   /**
-   * Fails the commit when a split this write replaces is no longer live in `current`, or when a
+   * Fails the commit when a split this write replaces is no longer live in `current` as it was
+   * in `base` (removed, or with a new deletion vector), or when a
    * split committed since `base` is one it would have had to replace (`replaces`).
    */
   private def unchanged(
@@ -153,12 +154,16 @@ final class IndexTables4SparkBatchWrite(
       removing: Seq[AddAction],
       replaces: AddAction => Boolean): Unit = {
     val live = current.toSeq.flatMap(_.allFiles)
-    val livePaths = live.map(_.path).toSet
-    removing.find(f => !livePaths.contains(f.path)).foreach { f =>
+    val liveKeys = live.map(_.fileKey).toSet
+    val livePaths = liveKeys.map(_.path)
+    // A split whose deletion vector changed since `base` counts as changed: the rows kept from
+    // it were read with the old vector.
+    removing.find(f => !liveKeys.contains(f.fileKey)).foreach { f =>
+      val what = if (livePaths.contains(f.path)) "had rows deleted" else "was removed"
       throw IndexTablesErrors.overwriteConflict(
         tableName,
         mode.operation.toLowerCase,
-        s"split ${f.path} was removed")
+        s"split ${f.path} $what")
     }
     val known = base.toSeq.flatMap(_.allFiles).map(_.path).toSet
     live.find(f => !known.contains(f.path) && replaces(f)).foreach { f =>

@@ -73,6 +73,36 @@ class MergeExecutorSuite extends AnyFunSuite {
     }
   }
 
+  test("a group whose source a concurrent DELETE gave a deletion vector is given up") {
+    withTempDir { dir =>
+      val Seq(a, b, c, d) = Seq("a", "b", "c", "d").map(p => split(s"day=d1/$p.split"))
+      val log = table(dir, Seq(a, b, c, d))
+      val m1 = merged(dir, 0, "m1.split", a, b)
+      val m2 = merged(dir, 1, "m2.split", c, d)
+      // A DELETE commits a vector on c after the merge read it: merging c's old rows would
+      // bring the deleted ones back.
+      val vector = DeletionVectorDescriptor("r", "day=d1/c.1.dv", Some(1), 20, 1L)
+      log.startTransaction().commit("DELETE") { s =>
+        Seq(
+          TableFeatures.withFeature(s.get.protocol, TableFeatures.DeletionVectors),
+          c.removed(5L, dataChange = true),
+          c.copy(deletionVector = Some(vector)))
+      }
+      val result = MergeExecutor.commit(log, conf, Seq(m1, m2), settings, "MERGE SPLITS", request)
+      assert((result.mergeGroups, result.conflictGroups) == ((1L, 1L)))
+      assert(!new File(dir, m2.add.path).exists())
+      val live = log.snapshot().allFiles
+      assert(live.map(_.path).toSet == Set(m1.add.path, c.path, d.path))
+      assert(live.find(_.path == c.path).get.deletionVector.contains(vector))
+      // The merge's removes carry the vectors their entries had (none here).
+      assert(log.actionsOf(result.version.get).collect { case r: RemoveAction => r }
+        .forall(_.deletionVector.isEmpty))
+      // A new plan leaves the split with a vector out: a native merge would keep its rows.
+      val plan = MergePlanner.plan(log.snapshot(), request, _ => true, now = 10L)
+      assert(plan.flatMap(_.sources).map(_.path).toSet == Set(m1.add.path, d.path))
+    }
+  }
+
   test("when every group lost its sources nothing is committed") {
     withTempDir { dir =>
       val Seq(a, b) = Seq("a", "b").map(p => split(s"day=d1/$p.split"))

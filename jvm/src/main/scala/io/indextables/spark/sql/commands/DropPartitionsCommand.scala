@@ -8,7 +8,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.PartitionPredicate
-import io.indextables.spark.transaction.{AddAction, RemoveAction}
+import io.indextables.spark.transaction.AddAction
 
 /**
  * `DROP INDEXTABLES PARTITIONS FROM '<path>' | <table> WHERE <predicate>`: removes, in one
@@ -72,7 +72,7 @@ case class DropPartitionsCommand(target: IndexTablesCommandTarget, predicate: Op
         dropped = matching(base.map(_.allFiles).getOrElse(Nil))
         val now = System.currentTimeMillis()
         dropped.map(a =>
-          RemoveAction(a.path, Some(now), dataChange = true, Some(a.partitionValues), Some(a.size)))
+          a.removed(now, dataChange = true))
     }
     val partitions = dropped.map(_.partitionValues).distinct.size.toLong
     val bytes = dropped.map(_.size).sum

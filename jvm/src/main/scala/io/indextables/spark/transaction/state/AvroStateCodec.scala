@@ -21,9 +21,10 @@ import io.indextables.spark.transaction.AddAction
  *
  * Writing uses the schemas that IndexTables 0.5.4 embeds in its files (resources
  * `StateManifest.avsc` and `FileEntry.avsc`, copied byte for byte from the interop fixtures).
- * A manifest holding companion entries that record their Parquet files' sizes is written with
- * [[CompanionFileEntrySchema]]: 0.5.4's FileEntry and one optional field more, which readers
- * resolving to 0.5.4's schema skip; every other manifest is written with 0.5.4's schema.
+ * A manifest holding entries that use our extensions (companion entries that record their
+ * Parquet files' sizes, entries with a deletion vector) is written with 0.5.4's FileEntry and
+ * the optional fields of those extensions, which readers resolving to 0.5.4's schema skip;
+ * every other manifest is written with 0.5.4's schema.
  * Reading uses whatever writer schema the file embeds and looks fields up by name, so fields
  * added by other writers are ignored and missing optional fields read as None.
  * Stateless and thread-safe.
@@ -41,33 +42,73 @@ object AvroStateCodec {
   lazy val StateManifestSchema: Schema = loadSchema("StateManifest.avsc")
   lazy val FileEntrySchema: Schema = loadSchema("FileEntry.avsc")
 
+  /** An optional field of ours that 0.5.4's FileEntry lacks; readers of its schema skip it. */
+  private def extraField(name: String, id: Int, doc: String, tpe: Schema): Schema.Field = {
+    val f = new Schema.Field(
+      name,
+      Schema.createUnion(Schema.create(Schema.Type.NULL), tpe),
+      doc,
+      Schema.Field.NULL_DEFAULT_VALUE)
+    f.addProp("field-id", Int.box(id))
+    f
+  }
+
   /**
-   * [[FileEntrySchema]] and `companionSourceFileSizes` (the byte size of each of
-   * `companionSourceFiles` when indexed; part of the `parquetCompanion` feature).
+   * `companionSourceFileSizes` (the byte size of each of `companionSourceFiles` when indexed;
+   * part of the `parquetCompanion` feature).
    */
-  lazy val CompanionFileEntrySchema: Schema = {
-    val sizes = new Schema.Field(
+  private lazy val CompanionSizesFields: Seq[Schema.Field] = Seq(
+    extraField(
       "companionSourceFileSizes",
-      Schema.createUnion(
-        Schema.create(Schema.Type.NULL),
-        Schema.createArray(Schema.create(Schema.Type.LONG))),
+      153,
       "Byte size of each companionSourceFiles entry when it was indexed",
-      Schema.Field.NULL_DEFAULT_VALUE
+      Schema.createArray(Schema.create(Schema.Type.LONG))
+    ))
+
+  /**
+   * The entry's deletion vector (the `deletionVectors` feature), as flat fields: the state's
+   * readers keep no nested record.
+   */
+  private lazy val DeletionVectorFields: Seq[Schema.Field] = {
+    def f(name: String, id: Int, doc: String, t: Schema.Type) =
+      extraField(name, id, doc, Schema.create(t))
+    Seq(
+      f("deletionVectorStorageType", 154, "Deletion vector storage type", Schema.Type.STRING),
+      f("deletionVectorPathOrInlineDv", 155, "Deletion vector file", Schema.Type.STRING),
+      f("deletionVectorOffset", 156, "Deletion vector offset in its file", Schema.Type.INT),
+      f("deletionVectorSizeInBytes", 157, "Deletion vector size", Schema.Type.INT),
+      f("deletionVectorCardinality", 158, "Deleted docs", Schema.Type.LONG)
     )
-    sizes.addProp("field-id", Int.box(153))
+  }
+
+  /** [[FileEntrySchema]] with `extra` fields after 0.5.4's. */
+  private def extended(extra: Seq[Schema.Field]): Schema = {
     val copied = FileEntrySchema.getFields.asScala.map(f => new Schema.Field(f, f.schema()))
+    val added = extra.map(f => new Schema.Field(f, f.schema()))
     Schema.createRecord(
       FileEntrySchema.getName,
       FileEntrySchema.getDoc,
       FileEntrySchema.getNamespace,
       false,
-      (copied :+ sizes).asJava)
+      (copied ++ added).asJava)
   }
 
-  /** The schema a manifest of `entries` is written with. */
+  /** [[FileEntrySchema]] and the fields of the extensions the entries use, by combination. */
+  private lazy val EntrySchemas: Map[(Boolean, Boolean), Schema] = Map(
+    (false, false) -> FileEntrySchema,
+    (true, false) -> extended(CompanionSizesFields),
+    (false, true) -> extended(DeletionVectorFields),
+    (true, true) -> extended(CompanionSizesFields ++ DeletionVectorFields)
+  )
+
+  /**
+   * The schema a manifest of `entries` is written with: 0.5.4's, byte for byte, unless an entry
+   * uses one of our extensions.
+   */
   private def entrySchema(entries: Seq[FileEntry]): Schema =
-    if (entries.exists(_.add.companionSourceFileSizes.isDefined)) CompanionFileEntrySchema
-    else FileEntrySchema
+    EntrySchemas((
+      entries.exists(_.add.companionSourceFileSizes.isDefined),
+      entries.exists(_.add.deletionVector.isDefined)))
 
   private lazy val ManifestInfoSchema: Schema =
     StateManifestSchema.getField("manifests").schema().getElementType
@@ -301,10 +342,18 @@ object AvroStateCodec {
     r.put("companionSourceFiles", a.companionSourceFiles.map(_.asJava).orNull)
     r.put("companionDeltaVersion", a.companionDeltaVersion.map(Long.box).orNull)
     r.put("companionFastFieldMode", a.companionFastFieldMode.orNull)
-    if (schema eq CompanionFileEntrySchema) {
+    if (schema.getField("companionSourceFileSizes") != null) {
       r.put(
         "companionSourceFileSizes",
         a.companionSourceFileSizes.map(_.map(Long.box).asJava).orNull)
+    }
+    if (schema.getField("deletionVectorCardinality") != null) {
+      val d = a.deletionVector
+      r.put("deletionVectorStorageType", d.map(_.storageType).orNull)
+      r.put("deletionVectorPathOrInlineDv", d.map(_.pathOrInlineDv).orNull)
+      r.put("deletionVectorOffset", d.flatMap(_.offset).map(Int.box).orNull)
+      r.put("deletionVectorSizeInBytes", d.map(v => Int.box(v.sizeInBytes)).orNull)
+      r.put("deletionVectorCardinality", d.map(v => Long.box(v.cardinality)).orNull)
     }
     r.put("addedAtVersion", e.addedAtVersion)
     r.put("addedAtTimestamp", e.addedAtTimestamp)

@@ -8,7 +8,7 @@ import org.apache.avro.io.{DatumReader, Decoder}
 import org.apache.avro.util.Utf8
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.transaction.AddAction
+import io.indextables.spark.transaction.{AddAction, DeletionVectorDescriptor}
 
 /**
  * Decodes FileEntry records straight into [[FileEntry]] values, for whatever writer schema a
@@ -98,7 +98,23 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
       companionFastFieldMode = opt[String](Slot.CompanionFastFieldMode),
       // Arrays come back as their items' text.
       companionSourceFileSizes =
-        opt[Seq[String]](Slot.CompanionSourceFileSizes).map(_.map(_.toLong))
+        opt[Seq[String]](Slot.CompanionSourceFileSizes).map(_.map(_.toLong)),
+      deletionVector = opt[String](Slot.DeletionVectorPath).map { p =>
+        def field[T](slot: Int, name: String): T = opt[T](slot).getOrElse(
+          throw IndexTablesErrors.malformedStateFile(
+            s"the entry of ${v(Slot.Path)} has a deletion vector without '$name'"))
+        DeletionVectorDescriptor(
+          storageType = field[String](Slot.DeletionVectorStorageType, "deletionVectorStorageType"),
+          pathOrInlineDv = p,
+          offset = opt[java.lang.Integer](Slot.DeletionVectorOffset).map(_.intValue()),
+          sizeInBytes = field[java.lang.Integer](
+            Slot.DeletionVectorSizeInBytes,
+            "deletionVectorSizeInBytes").intValue(),
+          cardinality = field[java.lang.Long](
+            Slot.DeletionVectorCardinality,
+            "deletionVectorCardinality").longValue()
+        )
+      }
     )
     FileEntry(
       add,
@@ -309,7 +325,12 @@ private object FileEntryDatumReader {
     "companionSourceFiles",
     "companionDeltaVersion",
     "companionFastFieldMode",
-    "companionSourceFileSizes"
+    "companionSourceFileSizes",
+    "deletionVectorStorageType",
+    "deletionVectorPathOrInlineDv",
+    "deletionVectorOffset",
+    "deletionVectorSizeInBytes",
+    "deletionVectorCardinality"
   )
 
   /** The position in [[FieldNames]] of each field. */
@@ -337,6 +358,11 @@ private object FileEntryDatumReader {
     final val CompanionDeltaVersion = 20
     final val CompanionFastFieldMode = 21
     final val CompanionSourceFileSizes = 22
+    final val DeletionVectorStorageType = 23
+    final val DeletionVectorPath = 24
+    final val DeletionVectorOffset = 25
+    final val DeletionVectorSizeInBytes = 26
+    final val DeletionVectorCardinality = 27
   }
 
   /** Maps that most reads never look into, kept packed until they do. */
