@@ -5,7 +5,7 @@ import java.util
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.filters.IndexQueryRegistry
-import io.indextables.spark.read.IndexTables4SparkScanBuilder
+import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.transaction.{SchemaHash, Snapshot}
 import io.indextables.spark.write.IndexTables4SparkWriteBuilder
@@ -39,7 +39,7 @@ class IndexTables4SparkTable(
     knownSnapshot: Option[Option[Snapshot]] = None,
     val catalogEntry: Option[CatalogEntry] = None,
     val definedProperties: Map[String, String] = Map.empty)
-    extends Table with SupportsRead with SupportsWrite {
+    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns {
 
   /**
    * The table's latest snapshot when it was resolved (given by the provider when it read the
@@ -55,6 +55,9 @@ class IndexTables4SparkTable(
   override def name(): String = catalogEntry.map(_.name).getOrElse(s"indextables.`$tablePath`")
 
   override def schema(): StructType = tableSchema
+
+  /** Where each row lives: `_split` and `_doc` ([[MetadataColumns]]). */
+  override def metadataColumns(): Array[MetadataColumn] = MetadataColumns.All
 
   override def partitioning(): Array[Transform] =
     requestedPartitionColumns.map(c => Expressions.identity(c): Transform).toArray

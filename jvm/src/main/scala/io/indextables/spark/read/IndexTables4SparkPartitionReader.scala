@@ -3,6 +3,7 @@ package io.indextables.spark.read
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.PartitionValues
@@ -12,8 +13,9 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
 /**
  * Reads one split: runs the pushed query once (with the split's own document count as the
  * limit, so every match comes back; with no query on a one-segment split, takes every document
- * number without searching, see [[SplitSearchEngine.singleSegmentDocs]]), keeps the hits as (segment, doc) numbers in index order
- * (freeing each native address at once), then fetches the matching documents in batches of
+ * number without searching, see [[SplitSearchEngine.singleSegmentDocs]]), keeps the hits as
+ * (segment, doc) numbers in index order (freeing each native address at once), less the docs
+ * its deletion vector deletes, then fetches the matching documents in batches of
  * `batchSize` per native call and decodes them straight into rows. Runs on an executor, on one
  * thread; borrows its searcher (see [[SplitSearchEngine.borrow]]) and gives it back in `close`.
  */
@@ -35,7 +37,12 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     case f if plan.readSchema.fieldNames.contains(f.name) =>
       val raw = split.partitionValues.getOrElse(f.name, null)
       (plan.readSchema.fieldIndex(f.name), PartitionValues.decode(raw, f.dataType, plan.timeZone))
-  }
+  } ++ metadataSlot(MetadataColumns.Split).map(_ -> UTF8String.fromString(split.path))
+  // Where each row's doc id goes, when the scan reads `_doc`.
+  private val docSlot = metadataSlot(MetadataColumns.Doc)
+
+  private def metadataSlot(name: String): Option[Int] =
+    if (plan.metadataColumns.contains(name)) Some(plan.readSchema.fieldIndex(name)) else None
 
   private val (segments, docIds) = use.guard(search())
   private var position = 0
@@ -48,21 +55,30 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     val docs = split.numRecords.getOrElse(Int.MaxValue.toLong)
     val limit = math.min(plan.limit.map(_.toLong).getOrElse(docs), docs).min(Int.MaxValue).toInt
     if (limit <= 0) return (Array.empty, Array.empty)
+    val deleted = DeletionVectors.of(plan, split)
     // Every document of a one-segment split: its numbers are known, and tantivy4java's hit list
     // costs far more per document than fetching the document itself.
     if (json.isEmpty) SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
-      val count = math.min(limit.toLong, n).toInt
-      return (new Array[Int](count), Array.tabulate(count)(identity))
+      val ids = deleted match {
+        case Some(d) => DeletionVectors.survivingOf(n, d, limit)
+        case None => Array.tabulate(math.min(limit.toLong, n).toInt)(identity)
+      }
+      return (new Array[Int](ids.length), ids)
     }
+    // Deleted docs may be among the first hits: enough more that `limit` survive.
+    val wanted = deleted.fold(limit.toLong)(d => limit + d.getLongCardinality)
+      .min(docs).min(Int.MaxValue).toInt
     val result =
-      try searcher.search(LeafCacheBypass.query(plan, query), limit)
+      try searcher.search(LeafCacheBypass.query(plan, query), wanted)
       catch {
         case e: Exception =>
           healthy = false
           throw IndexTablesErrors.searchFailed(split.path, json.getOrElse("match_all"), e)
       }
-    try NativeDocs.hitIds(result)
-    finally result.close()
+    val (segments, ids) =
+      try NativeDocs.hitIds(result)
+      finally result.close()
+    deleted.fold((segments, ids))(d => DeletionVectors.surviving(split, d, segments, ids, limit))
   }
 
   override def next(): Boolean = {
@@ -93,6 +109,14 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     if (rows.length != ids.length) throw IndexTablesErrors.splitReadFailed(
       split.path,
       new IllegalStateException(s"asked for ${ids.length} documents, got ${rows.length}"))
+    docSlot.foreach { slot =>
+      var k = 0
+      while (k < rows.length) {
+        if (segs(k) != 0) throw IndexTablesErrors.splitNotSingleSegment(split.path)
+        rows(k).update(slot, ids(k).toLong)
+        k += 1
+      }
+    }
     buffer = rows.iterator
   }
 

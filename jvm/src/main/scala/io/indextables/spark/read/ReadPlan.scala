@@ -4,6 +4,7 @@ import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.read.aggregate.AggregatePlan
 import io.indextables.spark.schema.IndexedField
+import io.indextables.spark.transaction.DeletionVectorDescriptor
 import io.indextables.spark.util.SerializableHadoopConf
 
 /**
@@ -27,6 +28,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  *                       `TableLayout.ParquetPathsKey`)
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
  *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
+ * @param metadataColumns the [[MetadataColumns]] the scan reads
  */
 final case class ReadPlan(
     tablePath: String,
@@ -43,7 +45,8 @@ final case class ReadPlan(
     requireAggregatePushdown: Boolean = false,
     diskCache: Option[SplitCaches.DiskCache] = None,
     parquetRoot: Option[String] = None,
-    parquetPathsFromDirectory: Boolean = false)
+    parquetPathsFromDirectory: Boolean = false,
+    metadataColumns: Set[String] = Set.empty)
 
 /**
  * The pushed query as splits of one doc mapping answer it.
@@ -67,6 +70,7 @@ final case class ReadVariant(
  * @param companionSizes the byte size each of `companionFiles` was indexed at, where recorded
  * @param keyMins the log's minimum of each string column a pushed aggregation groups by (none
  *                for other reads): it tells whether a sentinel key is free for NULLs
+ * @param deletionVector the split's deleted docs, which every read leaves out
  */
 final case class SplitInputPartition(
     path: String,
@@ -80,7 +84,8 @@ final case class SplitInputPartition(
     variant: Int = 0,
     keyMins: Map[String, String] = Map.empty,
     companionFiles: Seq[String] = Nil,
-    companionSizes: Map[String, Long] = Map.empty) {
+    companionSizes: Map[String, Long] = Map.empty,
+    deletionVector: Option[DeletionVectorDescriptor] = None) {
 
   /** Whether the split's rows live in Parquet files (the companion layout). */
   def companion: Boolean = companionFiles.nonEmpty

@@ -64,16 +64,18 @@ private[read] object ReadRoute {
 
   /**
    * The route of a scan: an aggregation's route when one was taken; else for a companion table
-   * with nothing for the index to do, the Parquet files, when every kept split has them and
-   * the scan reads the columns of its pushed IS NOT NULL filters (which the Parquet route
-   * applies itself); else a search.
+   * with nothing for the index to do, the Parquet files, when every kept split has them and no
+   * deleted rows, and the scan reads the columns of its pushed IS NOT NULL filters (which the
+   * Parquet route applies itself) and no metadata column; else a search.
    */
   def decide(in: ScanInputs, aggregate: Option[AggregateRoute]): ReadRoute =
     aggregate.getOrElse {
       in.filters.parquetReason.filter { _ =>
         // A split holding its own rows (which no companion table should have) is read by the
-        // search route, where no row is left out.
-        in.nonNullRead && in.kept.forall(_.companionSourceFiles.exists(_.nonEmpty))
+        // search route, where no row is left out; so is a split with deleted rows, which
+        // Spark's Parquet reader would return.
+        in.nonNullRead && MetadataColumns.in(in.required, in.table.schema).isEmpty &&
+        in.kept.forall(a => a.companionSourceFiles.exists(_.nonEmpty) && a.deletionVector.isEmpty)
       }.map(Parquet).getOrElse(Search)
     }
 }
@@ -123,7 +125,8 @@ private[read] final case class ScanInputs(
         filters.variants.ofSplit(a.path),
         stringGroups.flatMap(c => a.minValues.flatMap(_.get(c)).map(c -> _)).toMap,
         companionFiles = a.companionSourceFiles.getOrElse(Nil),
-        companionSizes = a.companionSizes
+        companionSizes = a.companionSizes,
+        deletionVector = a.deletionVector
       )
     }
   }
@@ -160,7 +163,8 @@ private[read] final case class ScanInputs(
       diskCache = SplitCaches.diskCache(opts),
       parquetRoot =
         if (table.companion) Some(TableLayout.parquetRoot(snapshot).toString) else None,
-      parquetPathsFromDirectory = TableLayout.parquetPathsFromDirectory(snapshot)
+      parquetPathsFromDirectory = TableLayout.parquetPathsFromDirectory(snapshot),
+      metadataColumns = MetadataColumns.in(required, table.schema)
     )
   }
 }

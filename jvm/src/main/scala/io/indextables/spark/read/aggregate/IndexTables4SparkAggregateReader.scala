@@ -14,7 +14,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
-import io.indextables.spark.read.{LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
+import io.indextables.spark.read.{DeletionVectors, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
@@ -42,7 +42,9 @@ import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, S
  * match. When a list was cut, a floating column holds NaN (which
  * tantivy's min/max skip and Spark orders last), or a value does not convert exactly, the split
  * fetches the columns of its matching rows and aggregates them itself ([[PartialAggregator]]).
- * Runs on an executor, on one thread; borrows a searcher only when the log cannot answer, and
+ * A split with a deletion vector always does (tantivy's aggregations would count its deleted
+ * docs), and counts its surviving hits, or its record count less the deleted docs. Runs on an
+ * executor, on one thread; borrows a searcher only when the log cannot answer, and
  * gives it back.
  */
 final class IndexTables4SparkAggregateReader(
@@ -67,6 +69,9 @@ final class IndexTables4SparkAggregateReader(
   private val queryJson: Option[String] = plan.variants(split.variant).queryAstJson
   private lazy val query: SplitQuery =
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
+
+  // The split's deleted docs: none of them is counted or aggregated.
+  private lazy val deleted = DeletionVectors.of(plan, split)
 
   private val groups = agg.dataGroups
   // The groups whose NULL keys tantivy buckets under NullKey (see the class comment).
@@ -111,7 +116,8 @@ final class IndexTables4SparkAggregateReader(
         val n = countMatches(query)
         if (n == 0 && agg.groupBy.nonEmpty) Nil
         else Seq((Nil, Array.fill[Any](agg.metrics.size)(n)))
-      } else native().getOrElse(fromRows())
+      } else if (deleted.isDefined) fromRows() // tantivy's aggregations would count them
+      else native().getOrElse(fromRows())
     partials.map { case (keys, values) => row(keys, values) }
   }
 
@@ -364,9 +370,10 @@ final class IndexTables4SparkAggregateReader(
   private def exactLong(d: Double): Option[Any] =
     if (d.isWhole && math.abs(d) <= MaxExactDouble) Some(d.toLong) else None
 
-  /** Documents matching `q`. */
+  /** Documents matching `q`, less the deleted ones. */
   private def countMatches(q: SplitQuery): Long = (q eq query, queryJson, split.numRecords) match {
-    case (true, None, Some(n)) => n
+    case (true, None, Some(n)) => n - deleted.fold(0L)(_.getLongCardinality)
+    case _ if deleted.isDefined => withHits((_, docs) => docs.length.toLong, q)
     case _ =>
       agg.countField match {
         case Some(f) =>
@@ -425,13 +432,18 @@ final class IndexTables4SparkAggregateReader(
     else acc.result
   }
 
-  /** Runs `q` for every match and hands `f` the hits' (segment, doc) numbers. */
+  /**
+   * Runs `q` for every match and hands `f` the hits' (segment, doc) numbers, less the docs the
+   * split's deletion vector deletes.
+   */
   private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
     if (queryJson.isEmpty && (q eq query))
       SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
-        return f(new Array[Int](n.toInt), Array.tabulate(n.toInt)(identity))
+        val ids = deleted.fold(Array.tabulate(n.toInt)(identity))(
+          DeletionVectors.survivingOf(n, _, limit))
+        return f(new Array[Int](ids.length), ids)
       }
     val result =
       try searcher.search(LeafCacheBypass.query(plan, q), limit)
@@ -441,7 +453,10 @@ final class IndexTables4SparkAggregateReader(
     val (segments, docs) =
       try NativeDocs.hitIds(result)
       finally result.close()
-    f(segments, docs)
+    deleted match {
+      case Some(d) => (f.tupled)(DeletionVectors.surviving(split, d, segments, docs, limit))
+      case None => f(segments, docs)
+    }
   }
 
   /** A partial row: group values in Spark's order (partition values from the split), partials. */

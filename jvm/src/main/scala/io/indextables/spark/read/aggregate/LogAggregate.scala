@@ -52,6 +52,9 @@ object LogAggregate {
    * columns, grouped by partition columns at most, and the log holds every split's record
    * count and, for each split with rows, the min/max statistics asked for (exact for these
    * types; a split whose column is all NULL has none, and then the splits answer instead).
+   * COUNT(*) counts each split's rows less its deleted ones; a split with deleted rows has
+   * statistics that are bounds, not values, so MIN and MAX use them only where a split without
+   * deleted rows holds a value at least as extreme.
    */
   def of(
       aggregation: Aggregation,
@@ -70,7 +73,7 @@ object LogAggregate {
       case _ => None
     }
     val metrics: Seq[Option[Seq[AddAction] => Option[Any]]] = aggs.map {
-      case _: CountStar => Some((fs: Seq[AddAction]) => Some(fs.map(_.numRecords.get).sum))
+      case _: CountStar => Some((fs: Seq[AddAction]) => Some(fs.map(_.liveRecords.get).sum))
       case m: Min => dataColumn(m.column).map(f => bound(f, _.minValues, isMin = true))
       case m: Max => dataColumn(m.column).map(f => bound(f, _.maxValues, isMin = false))
       case _ => None
@@ -83,7 +86,7 @@ object LogAggregate {
     if (aggs.isEmpty || metrics.exists(_.isEmpty) || groups.exists(_.isEmpty) ||
       files.exists(_.numRecords.isEmpty)) return None
     val columns = groups.flatten
-    val byGroup = files.filter(_.numRecords.exists(_ > 0))
+    val byGroup = files.filter(_.liveRecords.exists(_ > 0))
       .groupBy(a => columns.map(c => a.partitionValues.get(c).orNull))
     val grouped = if (columns.isEmpty) Map(Seq.empty[String] -> byGroup.values.flatten.toSeq)
     else byGroup
@@ -121,8 +124,15 @@ object LogAggregate {
     if (values.exists(_.isEmpty)) None
     else if (values.isEmpty) Some(null)
     else {
-      val vs = values.flatten
-      Some(if (isMin) vs.min else vs.max).map(v => convert(f, v))
+      // A split with deleted rows may have lost the row its statistic describes: its bound
+      // counts only when another split's exact one is at least as extreme.
+      val (partial, exact) = fs.zip(values.flatten).partition(_._1.deletionVector.isDefined)
+      def beyond(a: Long, b: Long) = if (isMin) a < b else a > b
+      if (exact.isEmpty) None
+      else {
+        val best = exact.map(_._2).reduce((a, b) => if (beyond(a, b)) a else b)
+        if (partial.exists(p => beyond(p._2, best))) None else Some(convert(f, best))
+      }
     }
   }
 

@@ -7,14 +7,15 @@ import org.apache.spark.sql.{Row, SparkSession}
 
 /**
  * `DESCRIBE INDEXTABLES STATE '<path>' | <table>`: the table's latest state, one row:
- * table_path string, version long, num_files long, num_records long (null when a split does not
- * record it), size_in_bytes long, num_tombstones long, partition_columns array<string>,
+ * table_path string, version long, num_files long, num_records long (the rows readers see: the
+ * splits' records less their deleted rows; null when a split does not record its count), size_in_bytes long, num_tombstones long, partition_columns array<string>,
  * min_reader_version int, min_writer_version int, schema string (Spark's JSON schema),
  * checkpoint_version long and checkpoint_format string (`avro-state` or `json`; null without a
  * checkpoint), state_manifests int (the Avro state's manifests, null when the snapshot was not
  * read from one), tombstone_ratio double (the share of that state's entries that are
  * tombstones), needs_compaction boolean (the next checkpoint would compact the state: too many
- * tombstones or manifests, by `spark.indextables.state.compaction.*`).
+ * tombstones or manifests, by `spark.indextables.state.compaction.*`), num_deletion_vectors
+ * long (splits with deleted rows) and num_deleted_rows long (rows their vectors delete).
  */
 case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
     extends LeafRunnableCommand {
@@ -37,7 +38,9 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
     AttributeReference("checkpoint_format", StringType)(),
     AttributeReference("state_manifests", IntegerType)(),
     AttributeReference("tombstone_ratio", DoubleType, nullable = false)(),
-    AttributeReference("needs_compaction", BooleanType, nullable = false)()
+    AttributeReference("needs_compaction", BooleanType, nullable = false)(),
+    AttributeReference("num_deletion_vectors", LongType, nullable = false)(),
+    AttributeReference("num_deleted_rows", LongType, nullable = false)()
   )
 
   override def run(spark: SparkSession): Seq[Row] = {
@@ -52,7 +55,9 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       tombstoneRatio > log.settings.compactionTombstoneThreshold ||
         m.manifests.size > log.settings.compactionMaxManifests)
     val records =
-      if (s.allFiles.forall(_.numRecords.isDefined)) s.allFiles.flatMap(_.numRecords).sum else null
+      if (s.allFiles.forall(_.numRecords.isDefined)) s.allFiles.flatMap(_.liveRecords).sum
+      else null
+    val vectors = s.allFiles.flatMap(_.deletionVector)
     Seq(Row(
       log.tablePath.toString,
       s.version,
@@ -68,7 +73,9 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       checkpoint.map(c => c.format.getOrElse("json")).orNull,
       state.map(_.manifests.size).orNull,
       tombstoneRatio,
-      needsCompaction
+      needsCompaction,
+      vectors.size.toLong,
+      vectors.map(_.cardinality).sum
     ))
   }
 }

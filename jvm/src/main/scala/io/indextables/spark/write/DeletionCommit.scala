@@ -1,0 +1,136 @@
+package io.indextables.spark.write
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.roaringbitmap.RoaringBitmap
+import org.slf4j.LoggerFactory
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.transaction._
+
+/**
+ * The commit of a row-level change (DELETE, and the deleting half of UPDATE and MERGE): the
+ * docs to delete from each split, read at snapshot `base`, become new deletion vectors (each the
+ * split's old vector and the new docs), written beside their splits, and one version holds, for
+ * each changed split, the remove of its entry and the add of the same path with its new vector
+ * (a split left without a row is only removed), the splits written for new and updated rows, and
+ * the `deletionVectors` feature when the table lacks it. Driver side.
+ *
+ * A split the commit changes must be live in the newest version as `base` had it (same path,
+ * same vector); a split another commit removed or gave a new vector since fails the commit with
+ * `INDEXTABLES_CONCURRENT_COMMIT`, so no deleted row is resurrected and none lost. Appends since
+ * `base` commit beside it. On any failure the vector files it wrote are deleted.
+ */
+object DeletionCommit {
+
+  private val logger = LoggerFactory.getLogger(getClass)
+
+  /** What the commit did: its version (None when nothing changed) and Delta's metrics. */
+  final case class Result(
+      version: Option[Long],
+      deletedRows: Long,
+      vectorsAdded: Long,
+      removedFiles: Long,
+      addedFiles: Long) {
+    def metrics: Map[String, String] = Map(
+      "numDeletedRows" -> deletedRows.toString,
+      "numDeletionVectorsAdded" -> vectorsAdded.toString,
+      "numRemovedFiles" -> removedFiles.toString,
+      "numAddedFiles" -> addedFiles.toString
+    )
+  }
+
+  /**
+   * @param deletes the docs to delete, by the path of their split (as its add action names it)
+   * @param added   splits already written (new rows), committed in the same version
+   * @param extraMetrics metrics of the operation beside the deletion's (numUpdatedRows, ...)
+   */
+  def commit(
+      log: TransactionLog,
+      base: Snapshot,
+      tableName: String,
+      operation: String,
+      parameters: Map[String, String],
+      deletes: Map[String, RoaringBitmap],
+      added: Seq[AddAction] = Nil,
+      extraMetrics: Map[String, String] = Map.empty): Result = {
+    val live = base.allFiles.iterator.map(a => a.path -> a).toMap
+    val written = mutable.ArrayBuffer.empty[DeletionVectorDescriptor]
+    try {
+      // Each changed split: its entry at `base`, and its new entry (None: no row left).
+      val changes: Seq[(AddAction, Option[AddAction], Long)] =
+        deletes.toSeq.sortBy(_._1).flatMap { case (path, docs) =>
+          val entry = live.getOrElse(
+            path,
+            throw IndexTablesErrors.internalError(
+              s"$operation deletes from $path, not in the table"))
+          val records = entry.numRecords.getOrElse(
+            throw IndexTablesErrors.internalError(s"split $path records no document count"))
+          if (!docs.isEmpty && docs.last().toLong >= records) {
+            throw IndexTablesErrors.internalError(
+              s"$operation deletes doc ${docs.last()} of $path, which holds $records docs")
+          }
+          val old: Option[RoaringBitmap] =
+            entry.deletionVector.map(DeletionVectorFile.read(
+              log.tableStore,
+              log.tablePath,
+              path,
+              _))
+          val all = old.fold(docs.clone())(o => RoaringBitmap.or(o, docs))
+          val fresh = all.getLongCardinality - old.fold(0L)(_.getLongCardinality)
+          if (fresh == 0) None
+          else if (all.getLongCardinality == records) Some((entry, None, fresh))
+          else {
+            val d = DeletionVectorFile.write(log.tableStore, log.tablePath, path, all)
+            written += d
+            Some((entry, Some(entry.copy(deletionVector = Some(d), dataChange = true)), fresh))
+          }
+        }
+      if (changes.isEmpty && added.isEmpty) return Result(None, 0L, 0L, 0L, 0L)
+      val result = Result(
+        None,
+        changes.map(_._3).sum,
+        changes.count(_._2.isDefined).toLong,
+        changes.size.toLong,
+        changes.count(_._2.isDefined).toLong + added.size)
+      val version = log.startTransaction().commit(
+        operation,
+        parameters,
+        result.metrics ++ extraMetrics) { current =>
+        val snap = current.getOrElse(throw IndexTablesErrors.tableNotFound(log.tablePath.toString))
+        val now = snap.allFiles.iterator.map(a => a.path -> a.fileKey).toMap
+        changes.foreach { case (entry, _, _) =>
+          now.get(entry.path) match {
+            case Some(k) if k == entry.fileKey =>
+            case Some(_) =>
+              throw IndexTablesErrors.rowLevelConflict(
+                tableName,
+                operation,
+                entry.path,
+                "deleted rows from")
+            case None =>
+              throw IndexTablesErrors.rowLevelConflict(tableName, operation, entry.path, "removed")
+          }
+        }
+        val protocol =
+          if (written.isEmpty || TableFeatures.hasDeletionVectors(snap.protocol)) Nil
+          else Seq(TableFeatures.withFeature(snap.protocol, TableFeatures.DeletionVectors))
+        val time = System.currentTimeMillis()
+        protocol ++ changes.map(_._1.removed(time, dataChange = true)) ++
+          changes.flatMap(_._2) ++ added
+      }
+      result.copy(version = Some(version))
+    } catch {
+      case NonFatal(e) =>
+        written.flatMap(_.file).foreach { f =>
+          try log.tableStore.delete(TablePaths.resolve(log.tablePath, f, "deletionVector"))
+          catch {
+            case NonFatal(d) =>
+              logger.warn(s"Could not delete the uncommitted deletion vector $f: ${d.getMessage}")
+          }
+        }
+        throw e
+    }
+  }
+}
