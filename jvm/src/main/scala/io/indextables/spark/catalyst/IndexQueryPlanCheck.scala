@@ -1,7 +1,7 @@
 package io.indextables.spark.catalyst
 
 import org.apache.spark.sql.Strategy
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, RowLevelWrite}
 import org.apache.spark.sql.execution.SparkPlan
 
 import io.indextables.spark.IndexTablesErrors
@@ -14,7 +14,8 @@ import io.indextables.spark.expressions.{IndexQueryAllExpression, IndexQueryExpr
  */
 object IndexQueryPlanCheck extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = {
-    plan.expressions.foreach { e =>
+    // A row-level write keeps its statement's condition for show; its scan holds the query.
+    if (!plan.isInstanceOf[RowLevelWrite]) plan.expressions.foreach { e =>
       e.find {
         case _: IndexQueryExpression | _: IndexQueryAllExpression => true
         case _ => false

@@ -4,10 +4,10 @@ import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, ExprId, Expression, Not, Or, PredicateHelper, UpCast}
-import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, Filter, LogicalPlan, Project, WithCTE}
+import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, WithCTE}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.indextables.SparkFilterBridge
+import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkFilterBridge}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
@@ -18,7 +18,8 @@ import io.indextables.spark.schema.IndexKind
 
 /**
  * Moves IndexQuery predicates into IndexTables scans. Injected twice (see the extensions):
- *  - as a resolution rule it checks every IndexQuery predicate: it must sit in a filter and its
+ *  - as a resolution rule it checks every IndexQuery predicate: it must sit in a filter (or a
+ *    DELETE's condition, which Spark turns into a filter over the table's scan) and its
  *    column must resolve, through subquery aliases, views, CTEs and projections, to a data column
  *    of an IndexTables table of the right kind; anything else fails analysis here;
  *  - as an optimizer rule, for a filter directly over an IndexTables relation, it turns every
@@ -49,12 +50,11 @@ case class V2IndexQueryExpressionRule(
     root.foreach { node =>
       node.expressions.filter(containsIndexQuery).foreach { e =>
         node match {
-          case f: Filter if f.resolved =>
-            e.foreach {
-              case iq: IndexQueryExpression => checkColumn(iq, f.child, ctes)
-              case all: IndexQueryAllExpression => checkAll(all, f.child, ctes)
-              case _ =>
-            }
+          case f: Filter if f.resolved => checkAll(e, f.child, ctes)
+          // A DELETE's condition selects rows of its table as a filter over it would.
+          case d: DeleteFromTable if d.resolved => checkAll(e, d.table, ctes)
+          // A row-level write's condition is the statement's, already moved into its scan.
+          case _: RowLevelWrite =>
           case _: Filter =>
           case other if other.resolved =>
             throw IndexTablesErrors.indexQueryOutsideFilter(firstIndexQuery(e).sql, other.nodeName)
@@ -63,6 +63,14 @@ case class V2IndexQueryExpressionRule(
       }
     }
   }
+
+  /** Checks every IndexQuery predicate of `e`, a condition over `child`. */
+  private def checkAll(e: Expression, child: LogicalPlan, ctes: Map[Long, LogicalPlan]): Unit =
+    e.foreach {
+      case iq: IndexQueryExpression => checkColumn(iq, child, ctes)
+      case all: IndexQueryAllExpression => checkAll(all, child, ctes)
+      case _ =>
+    }
 
   private def checkColumn(
       iq: IndexQueryExpression,
@@ -163,10 +171,11 @@ object V2IndexQueryExpressionRule {
       case _: IndexQueryExpression | _: IndexQueryAllExpression => true; case _ => false
     }.get
 
-  def indexTable(r: DataSourceV2Relation): Option[IndexTables4SparkTable] = r.table match {
-    case t: IndexTables4SparkTable => Some(t)
-    case _ => None
-  }
+  /** The IndexTables table `r` reads: directly, or as the scan of a DELETE's rows. */
+  def indexTable(r: DataSourceV2Relation): Option[IndexTables4SparkTable] =
+    (r.table +: SparkCatalogBridge.rowLevelOperationTarget(r.table).toSeq).collectFirst {
+      case t: IndexTables4SparkTable => t
+    }
 
   /**
    * The leaf that produces attribute `id` below `plan`, with the column's name there: followed

@@ -5,10 +5,10 @@ import java.util
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -17,7 +17,7 @@ import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.filters.IndexQueryRegistry
 import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
-import io.indextables.spark.transaction.{SchemaHash, Snapshot}
+import io.indextables.spark.transaction.{SchemaHash, Snapshot, TableLayout}
 import io.indextables.spark.write.IndexTables4SparkWriteBuilder
 
 /**
@@ -39,7 +39,8 @@ class IndexTables4SparkTable(
     knownSnapshot: Option[Option[Snapshot]] = None,
     val catalogEntry: Option[CatalogEntry] = None,
     val definedProperties: Map[String, String] = Map.empty)
-    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns {
+    extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
+    with SupportsRowLevelOperations {
 
   /**
    * The table's latest snapshot when it was resolved (given by the provider when it read the
@@ -88,11 +89,17 @@ class IndexTables4SparkTable(
     )
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val readOptions = options.asCaseSensitiveMap().asScala.toMap
-    val all = properties ++ readOptions
+    val all = properties ++ options.asCaseSensitiveMap().asScala.toMap
     // versionAsOf / timestampAsOf pick an earlier snapshot; the plain read is the latest.
     val snap = TableLogResolver.loadForRead(tablePath, all)
       .getOrElse(throw IndexTablesErrors.tableNotFound(tablePath))
+    scanBuilderAt(options, snap)
+  }
+
+  /** A scan builder over `snap`, a version of this table, with the read's `options`. */
+  def scanBuilderAt(options: CaseInsensitiveStringMap, snap: Snapshot): ScanBuilder = {
+    val readOptions = options.asCaseSensitiveMap().asScala.toMap
+    val all = properties ++ readOptions
     // The IndexQuery tree the Catalyst rule planned for this very relation, if it tagged it.
     val indexQuery = IndexQueryRegistry.keyIn(readOptions).map { key =>
       IndexQueryRegistry.lookup(key).getOrElse(throw IndexTablesErrors.indexQueryLost(tablePath))
@@ -109,6 +116,25 @@ class IndexTables4SparkTable(
       resolvedOptions(readOptions),
       indexQuery,
       latest)
+  }
+
+  /**
+   * DELETE FROM through Spark's row-level operations: the rows the condition matches get
+   * deletion vectors (see [[IndexTablesRowLevelOperation]]). UPDATE and MERGE are refused.
+   */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo)
+      : RowLevelOperationBuilder = {
+    val command = info.command()
+    if (command != RowLevelOperation.Command.DELETE) {
+      throw IndexTablesErrors.rowLevelCommandUnsupported(command.toString, command.toString)
+    }
+    val log = TableLogResolver.log(tablePath, properties)
+    val base = log.snapshot()
+    // An index over Parquet files it does not own changes only with them.
+    base.metadata.configuration.get(TableLayout.SourceTablePathKey).foreach { source =>
+      throw IndexTablesErrors.companionIndexReadOnly(name(), source)
+    }
+    () => new IndexTablesRowLevelOperation(this, log, base, command)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
