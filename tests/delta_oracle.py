@@ -150,12 +150,12 @@ class DeltaTable:
         (last,) = self.sql("DESCRIBE HISTORY {table} LIMIT 1")
         return str(last.operation), dict(last.operationMetrics or {})
 
-    def deletion_vectors_added(self) -> int:
-        """How many deletion vectors the latest commit wrote (DELETE and UPDATE name the metric
-        numDeletionVectorsAdded, MERGE numTargetDeletionVectorsAdded)."""
-        _operation, metrics = self.last_operation()
+    @staticmethod
+    def deletion_vectors_in(metrics: dict[str, str]) -> int:
+        """How many deletion vectors a commit with these metrics wrote (DELETE and UPDATE name
+        the metric numDeletionVectorsAdded, MERGE numTargetDeletionVectorsAdded)."""
         keys = ("numDeletionVectorsAdded", "numTargetDeletionVectorsAdded")
         found = [int(metrics[k]) for k in keys if k in metrics]
         if not found:
-            raise AssertionError(f"the latest commit reports no deletion vectors: {metrics}")
+            raise AssertionError(f"the commit reports no deletion vectors: {metrics}")
         return sum(found)
