@@ -176,6 +176,11 @@ lazy val spark = (project in file("jvm"))
     }
   )
 
+// The Delta Lake JARs the pytest suite checks row-level statements against (tests/delta_oracle.py):
+// the bench project's delta-spark and delta-storage, from its resolution, copied to
+// target/oracle-jars by build/package.sh. Never part of the assembly.
+lazy val oracleJars = taskKey[Seq[File]]("Copies Delta Lake's JARs to target/oracle-jars")
+
 // Benchmarks that need more than the product: Delta Lake, to measure our transaction log against
 // Delta's on the same machine in the same run. Never part of the assembly or the test run; see
 // tests/benchmarks/README.md.
@@ -205,7 +210,25 @@ lazy val bench = (project in file("jvm/bench"))
       "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
     ),
     // Extra JVM flags for the benchmark JVM only, e.g. a JFR recording.
-    run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty)
+    run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty),
+    oracleJars := {
+      val out = (ThisBuild / baseDirectory).value / "target" / "oracle-jars"
+      val wanted = Set("delta-spark_2.12", "delta-storage")
+      val jars = update.value
+        .select(
+          configurationFilter("compile"),
+          moduleFilter(organization = "io.delta"),
+          artifactFilter(`type` = "jar", classifier = ""))
+        .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
+        .distinct
+      if (jars.size != wanted.size) sys.error(s"oracleJars: expected $wanted, resolved $jars")
+      IO.delete(out)
+      jars.map { j =>
+        val target = out / j.getName
+        IO.copyFile(j, target)
+        target
+      }
+    }
   )
 
 lazy val root = (project in file("."))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
+import delta_oracle
 import indextables
 from helpers import session_builder
 from logdata import LOGS_SCHEMA, generate_logs
@@ -25,7 +26,12 @@ LOGS_SEED = 20240301
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     warehouse = tmp_path_factory.mktemp("warehouse")
     builder = session_builder("indextables-tests", {"spark.sql.warehouse.dir": str(warehouse)})
-    session = indextables.configure_spark(builder).getOrCreate()
+    builder = indextables.configure_spark(builder)
+    # Delta Lake beside the plugin, the oracle of row-level statements (tests/delta_oracle.py),
+    # when build/package.sh has put its JARs in place; a test that needs it fails without them.
+    if delta_oracle.is_installed():
+        builder = delta_oracle.configure(builder)
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()

@@ -100,6 +100,8 @@ object CompanionIndexer {
       if (md.getNumDocs != rows) throw IndexTablesErrors.companionIndexFailed(
         describe(group),
         new IllegalStateException(s"the split holds ${md.getNumDocs} rows of $rows"))
+      val packed = CompanionWrite.toOneSegment(out, rows, work, spec.heapSize, describe(group))
+        .getOrElse(md)
       val dir = PartitionValues.directory(spec.partitionColumns, group.partitionValues)
       val name = s"part-${UUID.randomUUID()}.split"
       val relative = if (dir.isEmpty) name else s"$dir/$name"
@@ -107,7 +109,7 @@ object CompanionIndexer {
       val dest = new Path(indexRoot, relative)
       published = Some(dest)
       indexStore.upload(out, dest)
-      IndexOutcome.Indexed(group, addAction(spec, group, relative, size, md, statsFields))
+      IndexOutcome.Indexed(group, addAction(spec, group, relative, size, md, packed, statsFields))
     } catch {
       case NonFatal(e) =>
         published.foreach(p => Try(indexStore.delete(p)))
@@ -202,6 +204,11 @@ object CompanionIndexer {
     case _ => false
   })
 
+  /**
+   * The add action of the group's split: statistics, doc mapping and sizes from `md` (what
+   * `createFromParquet` reported), footer offsets from `packed` (the split as published, after
+   * [[CompanionWrite.toOneSegment]]).
+   */
   // getDocMappingJson is deprecated in 0.31.0 but is the only source of the split's mapping.
   @nowarn("cat=deprecation")
   private def addAction(
@@ -210,6 +217,7 @@ object CompanionIndexer {
       relative: String,
       size: Long,
       md: QuickwitSplit.SplitMetadata,
+      packed: QuickwitSplit.SplitMetadata,
       statsFields: Seq[IndexedField]): AddAction = {
     val stats = Option(md.getColumnStatistics).map(_.asScala.toMap).getOrElse(Map.empty)
     val bounds = statsFields.flatMap { f =>
@@ -225,8 +233,8 @@ object CompanionIndexer {
       maxValues = if (bounds.isEmpty) None else Some(bounds.map(b => b._1 -> b._2._2).toMap),
       numRecords = Some(md.getNumDocs),
       hasFooterOffsets = true,
-      footerStartOffset = Some(md.getFooterStartOffset),
-      footerEndOffset = Some(md.getFooterEndOffset),
+      footerStartOffset = Some(packed.getFooterStartOffset),
+      footerEndOffset = Some(packed.getFooterEndOffset),
       numMergeOps = Some(0),
       docMappingJson = Option(md.getDocMappingJson),
       uncompressedSizeBytes = Some(md.getUncompressedSizeBytes),

@@ -6,7 +6,6 @@ import scala.collection.JavaConverters._
 import scala.collection.mutable
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}
-import org.apache.commons.io.FileUtils
 import org.apache.arrow.memory.BufferAllocator
 import org.apache.arrow.vector.VectorSchemaRoot
 import org.apache.spark.sql.catalyst.InternalRow
@@ -16,7 +15,6 @@ import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.stats.SplitStatistics
-import io.indextables.tantivy4java.core.Index
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
@@ -137,43 +135,21 @@ final class ArrowFfiSplitWriter(ctx: SplitWriterContext) extends SplitFileWriter
 }
 
 object ArrowFfiSplitWriter {
-  private val SegmentFile = "^([0-9a-f]{32})\\.".r
-
-  /** The number of segments of the split at `path`, from the file list in its footer. */
-  def segmentCount(path: String): Int =
-    QuickwitSplit.listSplitFiles(path).asScala
-      .flatMap(f => SegmentFile.findFirstMatchIn(f).map(_.group(1)))
-      .toSet
-      .size
 
   /**
-   * `split` with its segments merged into one. The native Arrow writer flushes a segment each
-   * time its heap fills and does not merge them; a split of one segment runs each query once
-   * and reads every document without a search. The split is unpacked into an index directory,
-   * its segments merged there (see DocumentSplitWriter.mergeToOneSegment) and packed again;
-   * documents, their order and the doc mapping stay as they were.
+   * `split` with its segments merged into one ([[SplitSegments.mergeIntoOne]]). The native
+   * Arrow writer flushes a segment each time its heap fills and does not merge them; documents,
+   * their order and the doc mapping stay as they were.
    */
   def toOneSegment(split: LocalSplit, ctx: SplitWriterContext): LocalSplit =
-    if (segmentCount(split.localPath) <= 1) split
-    else {
-      val dir = new File(ctx.workDir, s"unpacked-${java.util.UUID.randomUUID()}")
-      val out = new File(ctx.workDir, s"merged-${java.util.UUID.randomUUID()}.split")
-      try {
-        QuickwitSplit.extractSplit(split.localPath, dir.getAbsolutePath)
-        val index = Index.open(dir.getAbsolutePath)
-        try DocumentSplitWriter.mergeToOneSegment(index, ctx.heapSize)
-        finally index.close()
-        val config = new QuickwitSplit.SplitConfig("indextables", "spark", "node")
-        val md =
-          QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
-        new File(split.localPath).delete()
+    SplitSegments.mergeIntoOne(split.localPath, ctx.workDir, ctx.heapSize) match {
+      case None => split
+      case Some((path, md)) =>
         split.copy(
-          localPath = out.getAbsolutePath,
+          localPath = path,
           splitId = md.getSplitId,
           numDocs = md.getNumDocs,
           footerStartOffset = md.getFooterStartOffset,
-          footerEndOffset = md.getFooterEndOffset
-        )
-      } finally FileUtils.deleteQuietly(dir)
+          footerEndOffset = md.getFooterEndOffset)
     }
 }

@@ -108,13 +108,15 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
     if (md.getNumDocs != o.rows) throw IndexTablesErrors.companionIndexFailed(
       o.relative,
       new IllegalStateException(s"the split holds ${md.getNumDocs} rows of ${o.rows}"))
+    val packed = CompanionWrite.toOneSegment(split, o.rows, ctx.workDir, ctx.heapSize, o.relative)
+      .getOrElse(md)
     LocalSplit(
       split.getAbsolutePath,
       md.getSplitId,
       o.values,
       md.getNumDocs,
-      md.getFooterStartOffset,
-      md.getFooterEndOffset,
+      packed.getFooterStartOffset,
+      packed.getFooterEndOffset,
       md.getDocMappingJson,
       o.stats.minValues,
       o.stats.maxValues,

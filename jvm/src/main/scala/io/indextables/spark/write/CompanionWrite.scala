@@ -1,5 +1,8 @@
 package io.indextables.spark.write
 
+import java.io.File
+import java.nio.file.{Files, StandardCopyOption}
+
 import scala.collection.JavaConverters._
 
 import org.apache.hadoop.conf.Configuration
@@ -13,6 +16,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.tantivy4java.split.ParquetCompanionConfig
+import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
  * How a write of the companion layout stores a task's rows: as Parquet, written by Spark's own
@@ -64,6 +68,32 @@ object CompanionWrite {
     if (json.nonEmpty) config.withJsonFields(json: _*)
     if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
     config
+  }
+
+  /**
+   * Makes the companion split at `split` one segment, in place; the merged split's metadata
+   * (its footer offsets), or None when it held one segment already. `createFromParquet` flushes
+   * a segment each time its writer heap fills and never merges them, so a split of more rows
+   * than the heap holds has several ([[SplitSegments.mergeIntoOne]] merges them, keeping the
+   * Parquet manifest and the docs' order: doc d is row d of the split's files read in order,
+   * `CompanionDocOrderSuite`). Statistics and the doc mapping stay those `createFromParquet`
+   * reported. Runs on an executor; `workDir` holds the scratch files. Fails as
+   * `companionIndexFailed(source)` unless the result is one segment of `docs` docs.
+   */
+  def toOneSegment(split: File, docs: Long, workDir: File, heapSize: Long, source: String)
+      : Option[QuickwitSplit.SplitMetadata] = {
+    val merged =
+      try SplitSegments.mergeIntoOne(split.getAbsolutePath, workDir, heapSize)
+      catch { case e: Exception => throw IndexTablesErrors.companionIndexFailed(source, e) }
+    merged.map { case (path, md) =>
+      val segments = SplitSegments.count(path)
+      if (md.getNumDocs != docs || segments != 1) throw IndexTablesErrors.companionIndexFailed(
+        source,
+        new IllegalStateException(
+          s"merging its segments gave ${md.getNumDocs} rows of $docs in $segments segments"))
+      Files.move(new File(path).toPath, split.toPath, StandardCopyOption.REPLACE_EXISTING)
+      md
+    }
   }
 
   /**

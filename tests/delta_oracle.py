@@ -1,0 +1,161 @@
+"""Delta Lake 3.3.2 as the oracle of row-level statements: the same rows, the same statements.
+
+Issue 30 asks that every answer of DELETE, UPDATE and MERGE INTO on an IndexTables table equal
+Delta Lake's (delta-spark 3.3.2) on the same rows. Delta runs in the suite's own session, beside
+the plugin: build/package.sh copies delta-spark and delta-storage to target/oracle-jars (sbt
+`bench/oracleJars`, from the bench project's resolution), and `configure` adds them, Delta's
+session extension (after ours, so our parser sees statements first) and Delta's catalog under
+the name `delta_oracle`. The session catalog stays ours (`spark_catalog`); Delta's catalog,
+registered under another name, is handed the session catalog as its delegate on first use
+(Spark does that for `spark_catalog` only), and then resolves path tables,
+`delta_oracle.delta.`/path``, on which Delta's SQL works as on any Delta table.
+
+A test makes a `DeltaTable` of the same rows as its IndexTables table and runs the same
+statement text on both, `{table}` standing for the table:
+
+    delta = DeltaTable.create(spark, str(tmp_path / "delta"), rows)
+    (counts,) = delta.sql("DELETE FROM {table} WHERE user = 'u3'")   # Row(num_affected_rows=..)
+    assert_same_rows(read_table(spark, ours), delta.read())
+
+Every table has deletion vectors enabled (`delta.enableDeletionVectors`), so Delta's DELETE,
+UPDATE and MERGE mark rows as ours will, rather than rewrite files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import DataFrame, Row, SparkSession
+
+__all__ = [
+    "CATALOG",
+    "DELTA_EXTENSION",
+    "ORACLE_JARS_DIR",
+    "DeltaTable",
+    "configure",
+    "is_installed",
+    "oracle_jars",
+]
+
+ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars"
+"""Where build/package.sh puts Delta Lake's JARs."""
+
+DELTA_JARS = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+DELTA_CATALOG_CLASS = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+CATALOG = "delta_oracle"
+"""The name Delta's catalog is registered under (the session catalog stays the plugin's)."""
+
+# Delta's settings for a small local suite, none of which changes an answer: its log replay and
+# state reconstruction run in as many tasks as snapshotPartitions (50 by default: 50 tasks for a
+# table of a few files, tens of seconds per statement on two cores), and the checksum file of
+# each version costs a state reconstruction after every commit.
+DELTA_SETTINGS = {
+    f"spark.sql.catalog.{CATALOG}": DELTA_CATALOG_CLASS,
+    "spark.databricks.delta.snapshotPartitions": "1",
+    "spark.databricks.delta.writeChecksumFile.enabled": "false",
+}
+
+
+def oracle_jars() -> list[Path]:
+    """Delta Lake's JARs in target/oracle-jars; fails, saying how to get them, when absent."""
+    jars = [ORACLE_JARS_DIR / name for name in DELTA_JARS]
+    missing = [str(j) for j in jars if not j.is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"the Delta Lake oracle's JARs are missing ({', '.join(missing)}): "
+            "build/package.sh copies them there (sbt bench/oracleJars)"
+        )
+    return jars
+
+
+def is_installed() -> bool:
+    """Whether build/package.sh has put Delta Lake's JARs in target/oracle-jars."""
+    return all((ORACLE_JARS_DIR / name).is_file() for name in DELTA_JARS)
+
+
+def _append(existing: object, values: list[str]) -> str:
+    items = [i.strip() for i in str(existing or "").split(",") if i.strip()]
+    return ",".join(items + [v for v in values if v not in items])
+
+
+def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Add Delta Lake to a builder that `indextables.configure_spark` configured already: its
+    JARs to `spark.jars`, its extension after ours, its catalog as `delta_oracle`."""
+    options: dict[str, Any] = getattr(builder, "_options", {})
+    jars = [str(j) for j in oracle_jars()]
+    builder = builder.config("spark.jars", _append(options.get("spark.jars"), jars))
+    extensions = _append(options.get("spark.sql.extensions"), [DELTA_EXTENSION])
+    builder = builder.config("spark.sql.extensions", extensions)
+    for key, value in DELTA_SETTINGS.items():
+        builder = builder.config(key, value)
+    return builder
+
+
+def _attach(spark: SparkSession) -> None:
+    """Give Delta's catalog the session catalog as its delegate (idempotent). Spark hands a
+    DelegatingCatalogExtension its delegate only when it is `spark_catalog`; without one, Delta's
+    catalog fails every lookup with an internal error. Fails, saying why, in a session that
+    `configure` did not set up."""
+    if spark.conf.get(f"spark.sql.catalog.{CATALOG}", None) != DELTA_CATALOG_CLASS:
+        oracle_jars()  # names the missing JARs, if that is why
+        raise RuntimeError(
+            f"this session has no Delta Lake oracle: build it with delta_oracle.configure "
+            f"(tests/conftest.py does when {ORACLE_JARS_DIR} holds {', '.join(DELTA_JARS)})"
+        )
+    manager = spark._jsparkSession.sessionState().catalogManager()
+    manager.catalog(CATALOG).setDelegateCatalog(manager.v2SessionCatalog())
+
+
+class DeltaTable:
+    """A Delta table at `path`, with deletion vectors, in the session `configure` set up.
+
+    Statements name it `{table}`; `name` is what that stands for."""
+
+    def __init__(self, spark: SparkSession, path: str) -> None:
+        _attach(spark)
+        self.spark = spark
+        self.path = path
+        self.name = f"{CATALOG}.delta.`{path}`"
+
+    @classmethod
+    def create(cls, spark: SparkSession, path: str, rows: DataFrame) -> DeltaTable:
+        """A new Delta table of `rows`' schema with deletion vectors enabled, holding `rows`."""
+        table = cls(spark, path)
+        columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in rows.schema.fields)
+        spark.sql(
+            f"CREATE TABLE {table.name} ({columns}) USING delta "
+            "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+        )
+        table.append(rows)
+        return table
+
+    def append(self, rows: DataFrame) -> None:
+        """Append `rows` (columns matched by name)."""
+        rows.write.format("delta").mode("append").save(self.path)
+
+    def sql(self, statement: str) -> list[Row]:
+        """Run `statement` with `{table}` standing for this table; its result rows (Delta's
+        DELETE and UPDATE give num_affected_rows; MERGE also num_updated_rows,
+        num_deleted_rows and num_inserted_rows)."""
+        return self.spark.sql(statement.replace("{table}", self.name)).collect()
+
+    def read(self) -> DataFrame:
+        """The table's current rows."""
+        return self.spark.read.format("delta").load(self.path)
+
+    def last_operation(self) -> tuple[str, dict[str, str]]:
+        """The latest commit's operation and its metrics, as DESCRIBE HISTORY shows them."""
+        (last,) = self.sql("DESCRIBE HISTORY {table} LIMIT 1")
+        return str(last.operation), dict(last.operationMetrics or {})
+
+    @staticmethod
+    def deletion_vectors_in(metrics: dict[str, str]) -> int:
+        """How many deletion vectors a commit with these metrics wrote (DELETE and UPDATE name
+        the metric numDeletionVectorsAdded, MERGE numTargetDeletionVectorsAdded)."""
+        keys = ("numDeletionVectorsAdded", "numTargetDeletionVectorsAdded")
+        found = [int(metrics[k]) for k in keys if k in metrics]
+        if not found:
+            raise AssertionError(f"the commit reports no deletion vectors: {metrics}")
+        return sum(found)
