@@ -4,7 +4,7 @@ import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, ExprId, Expression, Not, Or, PredicateHelper, UpCast}
-import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, WithCTE}
+import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, UpdateTable, WithCTE}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkFilterBridge}
@@ -19,7 +19,7 @@ import io.indextables.spark.schema.IndexKind
 /**
  * Moves IndexQuery predicates into IndexTables scans. Injected twice (see the extensions):
  *  - as a resolution rule it checks every IndexQuery predicate: it must sit in a filter (or a
- *    DELETE's condition, which Spark turns into a filter over the table's scan) and its
+ *    DELETE's or UPDATE's condition, which Spark turns into a filter over the table's scan) and its
  *    column must resolve, through subquery aliases, views, CTEs and projections, to a data column
  *    of an IndexTables table of the right kind; anything else fails analysis here;
  *  - as an optimizer rule, for a filter directly over an IndexTables relation, it turns every
@@ -51,8 +51,10 @@ case class V2IndexQueryExpressionRule(
       node.expressions.filter(containsIndexQuery).foreach { e =>
         node match {
           case f: Filter if f.resolved => checkAll(e, f.child, ctes)
-          // A DELETE's condition selects rows of its table as a filter over it would.
+          // A DELETE's or UPDATE's condition selects rows of its table as a filter would.
           case d: DeleteFromTable if d.resolved => checkAll(e, d.table, ctes)
+          case u: UpdateTable if u.resolved && u.condition.contains(e) =>
+            checkAll(e, u.table, ctes)
           // A row-level write's condition is the statement's, already moved into its scan.
           case _: RowLevelWrite =>
           case _: Filter =>

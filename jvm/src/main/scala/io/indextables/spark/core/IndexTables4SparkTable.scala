@@ -8,7 +8,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -38,7 +38,8 @@ class IndexTables4SparkTable(
     acceptsWrites: Boolean = false,
     knownSnapshot: Option[Option[Snapshot]] = None,
     val catalogEntry: Option[CatalogEntry] = None,
-    val definedProperties: Map[String, String] = Map.empty)
+    val definedProperties: Map[String, String] = Map.empty,
+    schemaEvolution: Boolean = true)
     extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
     with SupportsRowLevelOperations {
 
@@ -77,8 +78,30 @@ class IndexTables4SparkTable(
   }
 
   override def capabilities(): util.Set[TableCapability] =
-    if (acceptsWrites) IndexTables4SparkTable.WriteCapabilities
-    else IndexTables4SparkTable.ReadCapabilities
+    if (!acceptsWrites) IndexTables4SparkTable.ReadCapabilities
+    else if (schemaEvolution) IndexTables4SparkTable.WriteCapabilities
+    else IndexTables4SparkTable.RowLevelCapabilities
+
+  /**
+   * This table for an UPDATE or MERGE: without ACCEPT_ANY_SCHEMA, under which Spark would leave
+   * the statement's columns unresolved (it takes such a table to define its schema by the
+   * write), so that Spark resolves and aligns the assignments against the table's columns.
+   */
+  def forRowLevelCommand: IndexTables4SparkTable =
+    new IndexTables4SparkTable(
+      tablePath,
+      tableSchema,
+      requestedPartitionColumns,
+      properties,
+      acceptsWrites,
+      Some(existingSnapshot),
+      catalogEntry,
+      definedProperties,
+      schemaEvolution = false
+    )
+
+  /** Whether Spark skips schema resolution for it (see [[forRowLevelCommand]]). */
+  def acceptsAnySchema: Boolean = capabilities().contains(TableCapability.ACCEPT_ANY_SCHEMA)
 
   /** Options for this read or write, over session conf and the table's recorded properties. */
   def resolvedOptions(options: Map[String, String]): IndexTablesOptions =
@@ -119,15 +142,13 @@ class IndexTables4SparkTable(
   }
 
   /**
-   * DELETE FROM through Spark's row-level operations: the rows the condition matches get
-   * deletion vectors (see [[IndexTablesRowLevelOperation]]). UPDATE and MERGE are refused.
+   * DELETE, UPDATE and MERGE through Spark's row-level operations: the rows they change get
+   * deletion vectors, and updated and inserted rows go to new splits (see
+   * [[IndexTablesRowLevelOperation]]).
    */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo)
       : RowLevelOperationBuilder = {
     val command = info.command()
-    if (command != RowLevelOperation.Command.DELETE) {
-      throw IndexTablesErrors.rowLevelCommandUnsupported(command.toString, command.toString)
-    }
     val log = TableLogResolver.log(tablePath, properties)
     val base = log.snapshot()
     // An index over Parquet files it does not own changes only with them.
@@ -170,5 +191,11 @@ object IndexTables4SparkTable {
     TableCapability.OVERWRITE_BY_FILTER,
     TableCapability.OVERWRITE_DYNAMIC,
     TableCapability.ACCEPT_ANY_SCHEMA
+  ).asJava
+
+  /** An UPDATE's or MERGE's target: a table whose schema the statement must fit. */
+  val RowLevelCapabilities: util.Set[TableCapability] = Set(
+    TableCapability.BATCH_READ,
+    TableCapability.BATCH_WRITE
   ).asJava
 }

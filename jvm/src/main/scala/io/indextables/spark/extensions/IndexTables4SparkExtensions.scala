@@ -2,7 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesInsertByPosition, V2IndexQueryExpressionRule}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
@@ -22,6 +22,8 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
       V2IndexQueryExpressionRule(session, V2IndexQueryExpressionRule.Resolution)
     }
     extensions.injectResolutionRule(IndexTablesInsertByPosition)
+    extensions.injectResolutionRule(_ => IndexTablesRowLevelResolution)
+    extensions.injectResolutionRule(_ => IndexTablesDmlCommand.Wrap)
 
     // Optimizer
     extensions.injectOptimizerRule { session =>
@@ -31,5 +33,6 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     // Planner
     extensions.injectPlannerStrategy(_ => IndexQueryPlanCheck)
     extensions.injectPlannerStrategy(_ => IndexTablesAggregateStrategy)
+    extensions.injectPlannerStrategy(_ => IndexTablesDmlStrategy)
   }
 }

@@ -26,15 +26,23 @@ object DeletionCommit {
 
   private val logger = LoggerFactory.getLogger(getClass)
 
-  /** What the commit did: its version (None when nothing changed) and Delta's metrics. */
+  /**
+   * What the commit did: its version (None when nothing changed) and Delta's metrics. Deleted
+   * rows are those deleted and not written again (an updated row counts as updated only).
+   */
   final case class Result(
       version: Option[Long],
       deletedRows: Long,
+      updatedRows: Long,
+      insertedRows: Long,
       vectorsAdded: Long,
       removedFiles: Long,
       addedFiles: Long) {
+    def affectedRows: Long = deletedRows + updatedRows + insertedRows
     def metrics: Map[String, String] = Map(
       "numDeletedRows" -> deletedRows.toString,
+      "numUpdatedRows" -> updatedRows.toString,
+      "numInsertedRows" -> insertedRows.toString,
       "numDeletionVectorsAdded" -> vectorsAdded.toString,
       "numRemovedFiles" -> removedFiles.toString,
       "numAddedFiles" -> addedFiles.toString
@@ -43,8 +51,9 @@ object DeletionCommit {
 
   /**
    * @param deletes the docs to delete, by the path of their split (as its add action names it)
-   * @param added   splits already written (new rows), committed in the same version
-   * @param extraMetrics metrics of the operation beside the deletion's (numUpdatedRows, ...)
+   * @param added   splits already written (updated and inserted rows), committed with them
+   * @param updatedRows  how many of the deleted docs are rows written again, updated
+   * @param insertedRows how many rows `added` holds that are new, not updated
    */
   def commit(
       log: TransactionLog,
@@ -54,7 +63,8 @@ object DeletionCommit {
       parameters: Map[String, String],
       deletes: Map[String, RoaringBitmap],
       added: Seq[AddAction] = Nil,
-      extraMetrics: Map[String, String] = Map.empty): Result = {
+      updatedRows: Long = 0L,
+      insertedRows: Long = 0L): Result = {
     val live = base.allFiles.iterator.map(a => a.path -> a).toMap
     val written = mutable.ArrayBuffer.empty[DeletionVectorDescriptor]
     try {
@@ -87,17 +97,20 @@ object DeletionCommit {
             Some((entry, Some(entry.copy(deletionVector = Some(d), dataChange = true)), fresh))
           }
         }
-      if (changes.isEmpty && added.isEmpty) return Result(None, 0L, 0L, 0L, 0L)
+      if (changes.isEmpty && added.isEmpty) return Result(None, 0L, 0L, 0L, 0L, 0L, 0L)
       val result = Result(
         None,
-        changes.map(_._3).sum,
+        changes.map(_._3).sum - updatedRows,
+        updatedRows,
+        insertedRows,
         changes.count(_._2.isDefined).toLong,
         changes.size.toLong,
-        changes.count(_._2.isDefined).toLong + added.size)
+        changes.count(_._2.isDefined).toLong + added.size
+      )
       val version = log.startTransaction().commit(
         operation,
         parameters,
-        result.metrics ++ extraMetrics) { current =>
+        result.metrics) { current =>
         val snap = current.getOrElse(throw IndexTablesErrors.tableNotFound(log.tablePath.toString))
         val now = snap.allFiles.iterator.map(a => a.path -> a.fileKey).toMap
         changes.foreach { case (entry, _, _) =>

@@ -35,7 +35,7 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TransactionLog}
  */
 final class IndexTables4SparkBatchWrite(
     tableName: String,
-    plan: WritePlan,
+    val plan: WritePlan,
     mode: WriteMode,
     base: Option[Snapshot],
     log: TransactionLog,

@@ -13,18 +13,21 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.{Snapshot, TransactionLog}
 
 /**
- * The write half of a DELETE (Spark's `WriteDelta` over [[io.indextables.spark.core]]'s
- * row-level operation): each task turns the row ids Spark hands it (`_split`, `_doc`) into
- * per-split bitmaps of deleted docs, and the driver commits them in one version through
+ * The write half of a DELETE, UPDATE or MERGE (Spark's `WriteDelta` over
+ * [[io.indextables.spark.core]]'s row-level operation): each task turns the row ids Spark hands
+ * it (`_split`, `_doc`) of deleted and updated rows into per-split bitmaps of deleted docs, and
+ * writes the updated and inserted rows as new splits through the table's own writer (`rows`, an
+ * append's plan; both layouts); the driver commits both in one version through
  * [[DeletionCommit]], against the snapshot `base` the operation's scan read. No split is
- * rewritten and nothing is shuffled.
+ * rewritten; a failed commit deletes the new splits.
  */
 final class RowLevelWrite(
     log: TransactionLog,
     base: Snapshot,
     tableName: String,
     operation: String,
-    parameters: Map[String, String])
+    parameters: Map[String, String],
+    rows: Option[WritePlan] = None)
     extends DeltaWriteBuilder with DeltaWrite with DeltaBatchWrite {
 
   @volatile private var outcome: Option[DeletionCommit.Result] = None
@@ -37,10 +40,16 @@ final class RowLevelWrite(
   override def toBatch: DeltaBatchWrite = this
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
-    new RowLevelWriterFactory(operation)
+    new RowLevelWriterFactory(operation, rows)
+
+  override def useCommitCoordinator(): Boolean = true
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     val deletes = mutable.HashMap.empty[String, RoaringBitmap]
+    val parts = messages.collect { case m: RowLevelCommitMessage => m }
+    val added = parts.flatMap(_.inserted.toSeq.flatMap(_.adds)).toSeq
+    val updated = parts.map(_.updated).sum
+    val written = parts.map(_.inserted.map(_.rows).getOrElse(0L)).sum
     messages.foreach {
       case m: RowLevelCommitMessage =>
         m.deletes.foreach { case (split, bytes) =>
@@ -52,12 +61,30 @@ final class RowLevelWrite(
         }
       case other => throw IndexTablesErrors.internalError(s"unexpected commit message $other")
     }
-    outcome =
-      Some(DeletionCommit.commit(log, base, tableName, operation, parameters, deletes.toMap))
+    try {
+      outcome = Some(DeletionCommit.commit(
+        log,
+        base,
+        tableName,
+        operation,
+        parameters,
+        deletes.toMap,
+        added,
+        updated,
+        written - updated))
+    } catch {
+      case e: Throwable =>
+        abort(messages)
+        throw e
+    }
   }
 
-  // Tasks wrote nothing but their messages: nothing to clean up.
-  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+  /** The splits the tasks wrote for updated and inserted rows go; deletions wrote nothing. */
+  override def abort(messages: Array[WriterCommitMessage]): Unit = rows.foreach { plan =>
+    val uploader = new SplitUploader(plan)
+    messages.collect { case m: RowLevelCommitMessage => m }
+      .flatMap(_.inserted.toSeq.flatMap(_.adds)).foreach(uploader.deleteFiles)
+  }
 }
 
 object RowLevelWrite {
@@ -75,18 +102,39 @@ object RowLevelWrite {
   }
 }
 
-/** One task's deleted docs, by split path (portable Roaring bytes). */
-final case class RowLevelCommitMessage(deletes: Map[String, Array[Byte]])
+/**
+ * One task's deleted docs, by split path (portable Roaring bytes), how many of them were
+ * updated, and the splits it wrote for updated and inserted rows.
+ */
+final case class RowLevelCommitMessage(
+    deletes: Map[String, Array[Byte]],
+    updated: Long,
+    inserted: Option[IndexTablesCommitMessage])
     extends WriterCommitMessage
 
-final class RowLevelWriterFactory(operation: String) extends DeltaWriterFactory {
+final class RowLevelWriterFactory(operation: String, rows: Option[WritePlan])
+    extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    new RowLevelWriter(operation)
+    new RowLevelWriter(
+      operation,
+      rows.map(p => () => new IndexTables4SparkDataWriter(p, partitionId, taskId)))
 }
 
-/** Collects the row ids of one task's deleted rows: row id = (`_split`, `_doc`). */
-final class RowLevelWriter(operation: String) extends DeltaWriter[InternalRow] {
+/**
+ * One task of a row-level write: the row ids (`_split`, `_doc`) of deleted and updated rows
+ * become bitmaps, and updated and inserted rows go to the table's writer, opened on the first.
+ */
+final class RowLevelWriter(operation: String, openWriter: Option[() => IndexTables4SparkDataWriter])
+    extends DeltaWriter[InternalRow] {
   private val deleted = mutable.HashMap.empty[String, RoaringBitmap]
+  private var updates = 0L
+  private var writer: Option[IndexTables4SparkDataWriter] = None
+
+  private def writeRow(row: InternalRow, what: String): Unit = {
+    if (writer.isEmpty) writer = Some(openWriter.getOrElse(
+      throw IndexTablesErrors.rowLevelCommandUnsupported(operation, what))())
+    writer.get.write(row)
+  }
 
   override def delete(metadata: InternalRow, id: InternalRow): Unit = {
     val split = id.getUTF8String(0).toString
@@ -97,15 +145,29 @@ final class RowLevelWriter(operation: String) extends DeltaWriter[InternalRow] {
     deleted.getOrElseUpdate(split, new RoaringBitmap()).add(doc.toInt)
   }
 
-  override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit =
-    throw IndexTablesErrors.rowLevelCommandUnsupported(operation, "UPDATE")
+  override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
+    delete(metadata, id)
+    writeRow(row, "update")
+    updates += 1
+  }
 
-  override def insert(row: InternalRow): Unit =
-    throw IndexTablesErrors.rowLevelCommandUnsupported(operation, "INSERT")
+  override def insert(row: InternalRow): Unit = writeRow(row, "insert")
 
-  override def commit(): WriterCommitMessage =
-    RowLevelCommitMessage(deleted.map { case (s, b) => s -> RowLevelWrite.encode(b) }.toMap)
+  override def commit(): WriterCommitMessage = {
+    val inserted = writer.map(_.commit() match {
+      case m: IndexTablesCommitMessage => m
+      case other => throw IndexTablesErrors.internalError(s"unexpected commit message $other")
+    })
+    RowLevelCommitMessage(
+      deleted.map { case (s, b) => s -> RowLevelWrite.encode(b) }.toMap,
+      updates,
+      inserted)
+  }
 
-  override def abort(): Unit = deleted.clear()
-  override def close(): Unit = ()
+  override def abort(): Unit = {
+    deleted.clear()
+    writer.foreach(_.abort())
+  }
+
+  override def close(): Unit = writer.foreach(_.close())
 }
