@@ -82,10 +82,15 @@ def _append(existing: object, values: list[str]) -> str:
 
 def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
     """Add Delta Lake to a builder that `indextables.configure_spark` configured already: its
-    JARs to `spark.jars`, its extension after ours, its catalog as `delta_oracle`."""
+    JARs to the driver's class path (not `spark.jars`, which a page's own
+    `configure_spark(...).getOrCreate()` must find unchanged: it is a static setting), its
+    extension after ours, its catalog as `delta_oracle`."""
     options: dict[str, Any] = getattr(builder, "_options", {})
     jars = [str(j) for j in oracle_jars()]
-    builder = builder.config("spark.jars", _append(options.get("spark.jars"), jars))
+    classpath = options.get("spark.driver.extraClassPath")
+    builder = builder.config(
+        "spark.driver.extraClassPath", ":".join(([str(classpath)] if classpath else []) + jars)
+    )
     extensions = _append(options.get("spark.sql.extensions"), [DELTA_EXTENSION])
     builder = builder.config("spark.sql.extensions", extensions)
     for key, value in DELTA_SETTINGS.items():
