@@ -153,6 +153,22 @@ def test_merge_splits_benchmark_smoke(tmp_path: Path) -> None:
     assert (out / "merge-splits.md").read_text().startswith("# MERGE SPLITS")
 
 
+def test_deletes_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/deletes.py at a tiny size, in its own process (it owns its session): on
+    both layouts every DELETE removed its user's rows without rewriting a split (the script
+    checks every answer against the source rows and exits 1 otherwise)."""
+    out = tmp_path / "deletes"
+    _run_script(
+        "deletes.py", ["--rows", "8000", "--appends", "2", "--runs", "1", "--deletes", "2"], out
+    )
+    result = json.loads((out / "deletes.json").read_text())
+    assert [r["layout"] for r in result["layouts"]] == ["splits", "companion"]
+    for r in result["layouts"]:
+        assert r["deleted_rows"] == sum(r["rows_per_user"]) + r["deleted_rows_after"]
+        assert r["delete_over_search"] > 0 and r["deletion_vectors"] > 0
+    assert (out / "deletes.md").read_text().startswith("# DELETE through deletion vectors")
+
+
 def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
     """tests/benchmarks/aggregates.py on a tiny table of three appends, in its own process (it
     owns its session): every query gives Parquet's answer, and the pushed ones ship no more

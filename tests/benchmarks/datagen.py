@@ -50,6 +50,22 @@ RARE_RATE = 0.00005  # 0.005% of rows: the rare-term query stays under 0.01%
 HOSTS = [f"node-{i:02d}.dc{1 + i % 3}.example.com" for i in range(1, 49)]
 START = dt.datetime(2024, 3, 1, 0, 0, 0)
 
+# Message terms of the selective searches the benchmarks vary from run to run.
+SEARCH_TERMS = ["error", "failed", "connection", "timeout", "session", "user", "block", "exception"]
+
+
+def selective_condition(run: int) -> str:
+    """The run-th selective search condition: a different host, latency window and message term
+    each run, so that no cache answers a timed query from an earlier one."""
+    host = HOSTS[(run * 7) % len(HOSTS)]
+    low = 20 + (run * 13) % 160
+    term = SEARCH_TERMS[run % len(SEARCH_TERMS)]
+    return (
+        f"host = '{host}' AND latency_ms >= {low} AND latency_ms < {low + 40} "
+        f"AND message indexquery '{term}'"
+    )
+
+
 Template = tuple[str, Optional[str], str]  # component, level (None = draw one), template
 
 

@@ -33,7 +33,6 @@ from bench_session import add_session_args, local_session, write_report
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
-TERMS = ["error", "failed", "connection", "timeout", "session", "user", "block", "exception"]
 
 
 def _spark(cores: int, memory: str) -> SparkSession:
@@ -42,13 +41,9 @@ def _spark(cores: int, memory: str) -> SparkSession:
 
 def _query(run: int) -> str:
     """The run-th selective query: a different host, latency window and term each time."""
-    host = datagen.HOSTS[(run * 7) % len(datagen.HOSTS)]
-    low = 20 + (run * 13) % 160
-    term = TERMS[run % len(TERMS)]
     return (
-        f"SELECT ts, host, latency_ms, message FROM merge_bench WHERE host = '{host}' "
-        f"AND latency_ms >= {low} AND latency_ms < {low + 40} "
-        f"AND message indexquery '{term}'"
+        "SELECT ts, host, latency_ms, message FROM merge_bench WHERE "
+        + datagen.selective_condition(run)
     )
 
 
