@@ -395,6 +395,27 @@ def test_a_write_into_the_index_fails(spark: SparkSession, partitioned: tuple[Pa
     assert_same_rows(read_table(spark, str(index)), spark.read.parquet(str(source)))
 
 
+def test_delete_update_and_merge_on_the_index_fail_naming_the_source(
+    spark: SparkSession, partitioned: tuple[Path, Path]
+) -> None:
+    """The index's rows are the source's: a row-level statement on it is refused, saying to
+    change the source and build again, and changes nothing."""
+    source, index = partitioned
+    name = f"indextables.`{index}`"
+    spark.read.parquet(str(source)).limit(3).createOrReplaceTempView("changes")
+    column = spark.read.parquet(str(source)).columns[0]
+    for statement in (
+        f"DELETE FROM {name} WHERE {column} IS NOT NULL",
+        f"UPDATE {name} SET {column} = {column} WHERE {column} IS NOT NULL",
+        f"MERGE INTO {name} t USING changes s ON t.{column} = s.{column} WHEN MATCHED THEN DELETE",
+    ):
+        with pytest.raises(IndexTablesError) as e:
+            spark.sql(statement).collect()
+        assert e.value.error_class == "INDEXTABLES_COMPANION_INDEX_READ_ONLY", statement
+        assert str(source.name) in str(e.value) and "BUILD INDEXTABLES COMPANION" in str(e.value)
+    assert_same_rows(read_table(spark, str(index)), spark.read.parquet(str(source)))
+
+
 def test_a_missing_or_empty_source_is_named(spark: SparkSession, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     e = error_class_of(
