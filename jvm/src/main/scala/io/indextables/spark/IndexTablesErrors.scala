@@ -370,14 +370,6 @@ object IndexTablesErrors {
         s"$operation again."
     )
 
-  /** A row-level command (`operation`) asked to do `what`, which IndexTables does not do yet. */
-  def rowLevelCommandUnsupported(operation: String, what: String): IndexTablesException =
-    error(
-      "INDEXTABLES_UNSUPPORTED_ROW_LEVEL_COMMAND",
-      s"$operation cannot $what rows of an IndexTables table yet: only DELETE is supported. " +
-        "Delete the rows and append their new versions instead."
-    )
-
   def partitioningMismatch(
       table: String,
       expected: Seq[String],

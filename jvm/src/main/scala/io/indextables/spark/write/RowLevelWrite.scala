@@ -132,7 +132,7 @@ final class RowLevelWriter(operation: String, openWriter: Option[() => IndexTabl
 
   private def writeRow(row: InternalRow, what: String): Unit = {
     if (writer.isEmpty) writer = Some(openWriter.getOrElse(
-      throw IndexTablesErrors.rowLevelCommandUnsupported(operation, what))())
+      throw IndexTablesErrors.internalError(s"a $operation write was asked to $what a row"))())
     writer.get.write(row)
   }
 
