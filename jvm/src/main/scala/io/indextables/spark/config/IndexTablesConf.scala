@@ -467,6 +467,15 @@ object IndexTablesConf {
     "spark.indextables.merge.tempDirectoryPath",
     "Executor directory for merged splits before they are uploaded (else java.io.tmpdir).")
 
+  val MergeDeletedRowsThreshold: ConfEntry[Double] = double(
+    "spark.indextables.merge.deletedRowsThreshold",
+    0.2,
+    "MERGE SPLITS rewrites a split with deleted rows (a deletion vector) that is too large to " +
+      "merge once this fraction of its rows is deleted; smaller ones it rewrites whenever it " +
+      "would merge them. Either way the new split holds no deleted row.",
+    min = 0.0
+  )
+
   val SkippedFilesTracking: ConfEntry[Boolean] = boolean(
     "spark.indextables.skippedFiles.trackingEnabled",
     true,
@@ -729,6 +738,7 @@ object IndexTablesConf {
     MergeHeapSize,
     MergeMaxSourceSplitsPerMerge,
     MergeTempDirectory,
+    MergeDeletedRowsThreshold,
     SkippedFilesTracking,
     SkippedFilesCooldownHours,
     MergeOnWriteEnabled,

@@ -65,6 +65,30 @@ object MergePlanner {
     limited.zipWithIndex.map { case ((partition, sources), i) => MergeGroup(i, partition, sources) }
   }
 
+  /**
+   * The splits with deleted rows that a merge must rewrite first (see
+   * `sql.commands.MergeSplitsCommand`): those it would merge (smaller than
+   * [[MergeRequest.SkipFraction]] of the target), and larger ones whose deletion vector covers
+   * more than `deletedRowsThreshold` of their docs; in the partitions `includePartition`
+   * accepts, without an active mergeskip.
+   */
+  def vectorRewrites(
+      snapshot: Snapshot,
+      request: MergeRequest,
+      includePartition: Map[String, String] => Boolean,
+      deletedRowsThreshold: Double,
+      now: Long): Seq[AddAction] = {
+    val skipped = activeSkips(snapshot.mergeSkips, now)
+    val threshold = (request.targetSize * MergeRequest.SkipFraction).toLong
+    snapshot.allFiles.filter { f =>
+      f.deletionVector.exists { d =>
+        val deleted = d.cardinality.toDouble / f.numRecords.getOrElse(Long.MaxValue).max(1L)
+        (f.size < threshold || deleted > deletedRowsThreshold) && !skipped.contains(f.path) &&
+        includePartition(f.partitionValues)
+      }
+    }
+  }
+
   /** The paths a mergeskip still excludes at `now`. */
   def activeSkips(skips: Seq[MergeSkipAction], now: Long): Set[String] =
     skips.filter(s => s.retryAfter.forall(_ > now)).map(_.path).toSet

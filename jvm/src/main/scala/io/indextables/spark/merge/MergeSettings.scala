@@ -8,7 +8,8 @@ final case class MergeSettings(
     tempDirectory: String,
     maxSourceSplitsPerMerge: Int,
     trackSkips: Boolean,
-    cooldownHours: Long)
+    cooldownHours: Long,
+    deletedRowsThreshold: Double = 0.2)
 
 object MergeSettings {
   def apply(opts: IndexTablesOptions): MergeSettings = MergeSettings(
@@ -16,6 +17,7 @@ object MergeSettings {
     tempDirectory = opts.get(IndexTablesConf.MergeTempDirectory),
     maxSourceSplitsPerMerge = opts.get(IndexTablesConf.MergeMaxSourceSplitsPerMerge),
     trackSkips = opts.get(IndexTablesConf.SkippedFilesTracking),
-    cooldownHours = opts.get(IndexTablesConf.SkippedFilesCooldownHours)
+    cooldownHours = opts.get(IndexTablesConf.SkippedFilesCooldownHours),
+    deletedRowsThreshold = opts.get(IndexTablesConf.MergeDeletedRowsThreshold)
   )
 }

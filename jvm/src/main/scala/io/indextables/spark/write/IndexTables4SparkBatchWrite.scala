@@ -1,17 +1,11 @@
 package io.indextables.spark.write
 
-import java.util.Locale
-
-import org.apache.spark.TaskContext
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.sql.functions.lit
-import org.apache.spark.sql.{Column, SparkSession}
+import org.apache.spark.sql.SparkSession
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.merge.{MergeOnWrite, MergeOnWriteSettings}
 import io.indextables.spark.purge.PurgeOnWrite
@@ -179,34 +173,12 @@ final class IndexTables4SparkBatchWrite(
    * into new splits, read from the planned snapshot, without committing them.
    */
   private def keepRows(rw: WriteMode.ReplaceWhere, splits: Seq[AddAction]): Seq[AddAction] = {
-    val spark = SparkSession.active
     val snapshot = base.getOrElse(throw IndexTablesErrors.internalError("a rewrite needs a table"))
-    // A column this write adds (mergeSchema) is NULL in the rows kept.
-    val had = TableIndexing.tableSchema(snapshot).fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
-    val columns = plan.writeSchema.fields.toSeq.map { f =>
-      if (had.contains(f.name.toLowerCase(Locale.ROOT)))
-        new Column(UnresolvedAttribute(Seq(f.name)))
-      else lit(null).cast(f.dataType).as(f.name)
-    }
-    val rows = spark.read.format("indextables")
-      .options(fileSystemOptions)
-      .option("versionAsOf", snapshot.version.toString)
-      .option(IndexTablesOptions.OnlySplitsOption, splits.map(_.path).mkString("\n"))
-      .load(plan.tablePath)
-      .where(ReplaceWhereRows.kept(rw.filters))
-      .select(columns: _*)
-    val keepPlan = plan.copy(rowCheck = None)
-    val written = rows.queryExecution.toRdd.mapPartitionsWithIndex { (i, it) =>
-      val writer = new IndexTables4SparkDataWriter(keepPlan, i, TaskContext.get().taskAttemptId())
-      try {
-        it.foreach(writer.write)
-        Iterator(writer.commit())
-      } catch {
-        case e: Throwable =>
-          writer.abort()
-          throw e
-      } finally writer.close()
-    }.collect()
-    addsOf(written.toSeq)
+    SplitRewrite.rewrite(
+      plan,
+      snapshot,
+      splits,
+      fileSystemOptions,
+      Some(ReplaceWhereRows.kept(rw.filters)))
   }
 }

@@ -164,7 +164,7 @@ class DeletionVectorReadSuite extends IndexTablesTestBase {
       assert(state.getAs[Long]("num_records") == 400L - expectedRows)
     }
 
-    test(s"$layout: a split left without a row is removed; MERGE SPLITS leaves vectors alone") {
+    test(s"$layout: a split left without a row is removed; MERGE SPLITS drops deleted rows") {
       val path = table(layout)
       val before = log(path).snapshot().allFiles
       // Every row of one split: its entry goes, no vector is written for it.
@@ -181,11 +181,22 @@ class DeletionVectorReadSuite extends IndexTablesTestBase {
       delete(path, "id % 5 = 1")
       val vectors = log(path).snapshot().allFiles.filter(_.deletionVector.isDefined)
       assert(vectors.nonEmpty)
-      spark.sql(s"MERGE SPLITS '$path' TARGET SIZE 100M").collect()
+      val beforeMerge = log(path).snapshot().version
+      val row = spark.sql(s"MERGE SPLITS '$path' TARGET SIZE 100M").collect().head
+      assert(row.getStruct(1).getString(5).contains(s"rewrote ${vectors.size} splits"))
+      // The splits with vectors were written again without their deleted rows, then merged:
+      // one split per partition, none with a vector, no deleted row served.
       val merged = log(path).snapshot().allFiles
-      assert(vectors.forall(v => merged.exists(_.fileKey == v.fileKey)))
+      assert(merged.forall(_.deletionVector.isEmpty))
+      assert(merged.size == 2)
+      assert(merged.map(_.numRecords.get).sum == surviving(Seq(cond, "id % 5 = 1")).count())
       same(path, Seq(cond, "id % 5 = 1"), "SELECT * FROM t")
       same(path, Seq(cond, "id % 5 = 1"), "SELECT p, COUNT(*), SUM(i) FROM t GROUP BY p")
+      same(path, Seq(cond, "id % 5 = 1"), "SELECT id FROM t WHERE msg indexquery 'rarely'")
+      // The version before the merge still reads as it did.
+      val old = spark.read.format("indextables").option("versionAsOf", beforeMerge.toString)
+        .load(path)
+      assert(sorted(old) == sorted(surviving(Seq(cond, "id % 5 = 1"))))
     }
   }
 
