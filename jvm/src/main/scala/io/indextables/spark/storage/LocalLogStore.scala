@@ -1,11 +1,12 @@
 package io.indextables.spark.storage
 
-import java.io.{File, FileNotFoundException, RandomAccessFile}
+import java.io.{File, FileNotFoundException, IOException, RandomAccessFile}
 import java.nio.ByteBuffer
 import java.nio.channels.FileChannel
 import java.nio.file.StandardOpenOption
 import java.nio.file.{AtomicMoveNotSupportedException, FileAlreadyExistsException, Files}
-import java.nio.file.{NoSuchFileException, StandardCopyOption}
+import java.nio.file.{FileVisitResult, NoSuchFileException, SimpleFileVisitor, StandardCopyOption}
+import java.nio.file.attribute.BasicFileAttributes
 import java.nio.file.{Path => NioPath}
 import java.util.UUID
 
@@ -107,13 +108,35 @@ object LocalLogStore extends LogStore {
     val root = toNio(dir)
     if (!Files.isDirectory(root)) Iterator.empty
     else {
-      val stream = Files.walk(root)
-      try {
-        stream.iterator().asScala.filter(p => Files.isRegularFile(p)).map { p =>
-          val f = p.toFile
-          FileInfo(new Path(dir, root.relativize(p).toString), f.length(), f.lastModified())
-        }.toVector.iterator
-      } finally stream.close()
+      // A file that another writer removes while the walk runs (a version file's temporary
+      // copy, renamed into place) is simply not listed; Files.walk would fail the listing.
+      val out = Vector.newBuilder[FileInfo]
+      Files.walkFileTree(
+        root,
+        new SimpleFileVisitor[NioPath] {
+          override def visitFile(p: NioPath, attrs: BasicFileAttributes)
+              : FileVisitResult = {
+            if (attrs.isRegularFile) {
+              out += FileInfo(
+                new Path(dir, root.relativize(p).toString),
+                attrs.size(),
+                attrs.lastModifiedTime().toMillis)
+            }
+            FileVisitResult.CONTINUE
+          }
+          override def visitFileFailed(p: NioPath, e: IOException): FileVisitResult =
+            e match {
+              case _: NoSuchFileException => FileVisitResult.CONTINUE
+              case other => throw other
+            }
+          override def postVisitDirectory(d: NioPath, e: IOException)
+              : FileVisitResult = {
+            if (e != null && !e.isInstanceOf[NoSuchFileException]) throw e
+            FileVisitResult.CONTINUE
+          }
+        }
+      )
+      out.result().iterator
     }
   }
 

@@ -128,6 +128,23 @@ class CompanionLayoutSuite extends IndexTablesTestBase {
     }
   }
 
+  test("after MERGE SPLITS, a GROUP BY on a string answers as Parquet (Spark aggregates)") {
+    val path = tablePath("merged")
+    (0 until 4).foreach { k =>
+      source.filter(col("id") % 4 === k).coalesce(1).write.format("indextables").mode("append")
+        .option("spark.indextables.write.layout", "companion")
+        .save(path)
+    }
+    spark.sql(s"MERGE SPLITS '$path'").collect()
+    val q = "SELECT s, p, COUNT(*), SUM(id), MAX(i) FROM t GROUP BY s, p"
+    spark.read.format("indextables").load(path).createOrReplaceTempView("t")
+    val got = spark.sql(q)
+    assert(!executedPlan(got).contains("PushedAggregation"), executedPlan(got))
+    val answer = got.collect().map(_.toString).sorted.toSeq
+    source.createOrReplaceTempView("t")
+    assert(answer == spark.sql(q).collect().map(_.toString).sorted.toSeq)
+  }
+
   test("a limit on each route") {
     val read = spark.read.format("indextables").load(table)
     assert(read.limit(7).collect().length == 7)
