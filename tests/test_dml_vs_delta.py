@@ -68,7 +68,9 @@ def _step_statements(rng: random.Random, step: int) -> tuple[str, str]:
     return s, s
 
 
-def _compare(spark: SparkSession, ours: str, delta: DeltaTable) -> None:
+def _compare(spark: SparkSession, ours: str, delta: DeltaTable, pushed: bool) -> None:
+    """Every answer equal to Delta's; `pushed`: the grouped aggregate must be answered by the
+    index (not over merged companion splits, whose aggregates Spark computes)."""
     mine, theirs = read_table(spark, ours), delta.read()
     assert_same_rows(mine, theirs)
     for ours_q, twin in [
@@ -79,7 +81,8 @@ def _compare(spark: SparkSession, ours: str, delta: DeltaTable) -> None:
         assert_same_rows(mine.where(ours_q), theirs.where(twin))
     assert mine.count() == theirs.count()
     grouped = mine.groupBy("user").agg(F.count("*"), F.sum("n"), F.min("id"), F.max("n"))
-    assert "PushedAggregation" in grouped._jdf.queryExecution().executedPlan().toString()
+    plan = grouped._jdf.queryExecution().executedPlan().toString()
+    assert ("PushedAggregation" in plan) == pushed, plan
     assert_same_rows(
         grouped, theirs.groupBy("user").agg(F.count("*"), F.sum("n"), F.min("id"), F.max("n"))
     )
@@ -118,7 +121,7 @@ def test_a_generated_sequence_matches_delta(
         (got,) = spark.sql(statement.replace("{table}", ours_name)).collect()
         (want,) = delta.sql(twin)
         assert got.asDict() == want.asDict(), (statement, got, want)
-        _compare(spark, ours, delta)
+        _compare(spark, ours, delta, pushed=layout == "splits" or step < 6)
         (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{ours}'").collect()
         (history,) = delta.sql("DESCRIBE HISTORY {table} LIMIT 1")
         versions.append((int(state.version), int(history.version)))
