@@ -16,21 +16,27 @@ import org.apache.spark.sql.sources.{Filter, IsNotNull}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
+import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, SplitFileGate}
-import io.indextables.spark.transaction.{TableLayout, TablePaths}
+import io.indextables.spark.transaction.{DeletionVectorDescriptor, TableLayout, TablePaths}
 
-/** One Parquet file of a companion table to read, with its split's partition values. */
+/**
+ * One Parquet file of a companion table to read, with its split's partition values, and the
+ * split's deletion vector when it has one (its docs then in row order: see
+ * [[ParquetDeletedRows]]).
+ */
 final case class CompanionParquetFile(
     path: String,
     split: String,
     partitionValues: Map[String, String],
     numRecords: Option[Long],
-    size: Option[Long] = None)
+    size: Option[Long] = None,
+    deletionVector: Option[DeletionVectorDescriptor] = None)
 
 /** The Parquet files one read task reads, one after the other. */
 final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locations: Seq[String])
@@ -95,17 +101,21 @@ final class CompanionParquetScan(
       sqlConf.parquetInferTimestampNTZEnabled)
     conf.setBoolean(SQLConf.LEGACY_PARQUET_NANOS_AS_LONG.key, sqlConf.legacyParquetNanosAsLong)
     val broadcast = spark.sparkContext.broadcast(new SerializableConfiguration(conf))
+    def parquet(filters: Seq[Filter]) = ParquetPartitionReaderFactory(
+      sqlConf,
+      broadcast,
+      dataSchema,
+      readDataSchema,
+      readPartitionSchema,
+      filters.toArray,
+      None,
+      new ParquetOptions(Map.empty[String, String], sqlConf))
     new CompanionParquetReaderFactory(
+      tablePath,
       parquetRoot,
-      ParquetPartitionReaderFactory(
-        sqlConf,
-        broadcast,
-        dataSchema,
-        readDataSchema,
-        readPartitionSchema,
-        dataFilters.toArray,
-        None,
-        new ParquetOptions(Map.empty[String, String], sqlConf)),
+      parquet(dataFilters),
+      // A file with deleted rows is read whole, so that its rows' positions are known.
+      parquet(Nil),
       broadcast,
       readPartitionSchema,
       timeZone,
@@ -134,12 +144,21 @@ private[read] object CompanionParquetScan {
     val spark = SparkSession.active
     val table = in.table
     val opts = table.opts
-    val parquetFiles = in.kept.flatMap { a =>
-      a.companionSourceFiles.getOrElse(Nil).map { f =>
+    // What one task reads together: a file, or every file of a split with deleted rows, in
+    // order, whose row positions run on from one file to the next.
+    val units = in.kept.flatMap { a =>
+      val files = a.companionSourceFiles.getOrElse(Nil).map { f =>
         // A path outside the Parquet root fails here, on the driver, before any task starts.
         TablePaths.resolve(TableLayout.parquetRoot(table.snapshot), f)
-        CompanionParquetFile(f, a.path, a.partitionValues, a.numRecords, a.companionSizes.get(f))
+        CompanionParquetFile(
+          f,
+          a.path,
+          a.partitionValues,
+          a.numRecords,
+          a.companionSizes.get(f),
+          a.deletionVector)
       }
+      if (a.deletionVector.isDefined) Seq(files) else files.map(Seq(_))
     }
     val partitionNames = table.partitionColumns.toSet
     val required = in.required
@@ -148,22 +167,22 @@ private[read] object CompanionParquetScan {
       StructType(table.partitionColumns.flatMap(c => required.find(_.name == c)))
     val dataSchema =
       StructType(table.schema.fields.filterNot(f => partitionNames.contains(f.name)))
-    val byPath = parquetFiles.map(f => f.path -> f).toMap
     val groups = SplitGroups.of(
-      parquetFiles.map(f =>
+      units.zipWithIndex.map { case (u, i) =>
         SplitInputPartition(
-          f.path,
-          f.partitionValues,
-          f.numRecords,
+          i.toString,
+          u.head.partitionValues,
+          u.head.numRecords,
           None,
           0L,
           0L,
           None,
-          hasLongTokens = false)),
+          hasLongTokens = false)
+      },
       opts.get(IndexTablesConf.SplitsPerTask),
       opts.get(IndexTablesConf.MaxSplitsPerTask),
       spark.sparkContext.defaultParallelism
-    ).map(g => CompanionParquetGroup(g.splits.map(s => byPath(s.path)), Nil))
+    ).map(g => CompanionParquetGroup(g.splits.flatMap(s => units(s.path.toInt)), Nil))
     val nonNull = in.filters.pushed.collect {
       case IsNotNull(c) if !partitionNames.contains(c) => c
     }
@@ -193,8 +212,10 @@ private[read] object CompanionParquetScan {
  * its split when it is missing), and read from a local copy when it lives on an object store.
  */
 final class CompanionParquetReaderFactory(
+    tablePath: String,
     parquetRoot: String,
     parquet: ParquetPartitionReaderFactory,
+    unfiltered: ParquetPartitionReaderFactory,
     conf: Broadcast[SerializableConfiguration],
     readPartitionSchema: StructType,
     timeZone: String,
@@ -204,7 +225,11 @@ final class CompanionParquetReaderFactory(
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
-    val rows = new Chained(partition, f => parquet.buildReader(f))
+    val rows = new Chained[InternalRow](
+      partition,
+      parquet.buildReader,
+      unfiltered.buildReader,
+      new ParquetDeletedRows.Rows(_, _, _))
     if (nonNullOrdinals.isEmpty) rows
     else new PartitionReader[InternalRow] {
       override def next(): Boolean = {
@@ -220,26 +245,58 @@ final class CompanionParquetReaderFactory(
   }
 
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] =
-    new Chained(partition, f => parquet.buildColumnarReader(f))
+    new Chained[ColumnarBatch](
+      partition,
+      parquet.buildColumnarReader,
+      unfiltered.buildColumnarReader,
+      new ParquetDeletedRows.Batches(_, _, _))
 
-  /** The files of a group read one after the other, each through its own reader. */
+  /**
+   * The files of a group read one after the other, each through its own reader; a file of a
+   * split with deleted rows read whole, less them. The files of such a split come together and
+   * in order (see [[CompanionParquetScan.plan]]): a file's first doc is the rows of the files
+   * before it.
+   */
   private final class Chained[T](
       partition: InputPartition,
-      open: PartitionedFile => PartitionReader[T])
+      open: PartitionedFile => PartitionReader[T],
+      openWhole: PartitionedFile => PartitionReader[T],
+      lessDeleted: (
+          PartitionReader[T],
+          RoaringBitmap,
+          Long) => PartitionReader[T] with ParquetDeletedRows.Counted)
       extends PartitionReader[T] {
     private val pending = partition.asInstanceOf[CompanionParquetGroup].files.iterator
     private var current: PartitionReader[T] = _
     // The local copies it reads stay until close: FLUSH DISK CACHE waits for it.
     private val use = SplitFileGate.enter()
+    // The split of the last file with deleted rows, and the doc its next file starts at.
+    private var split: String = _
+    private var nextDoc = 0L
 
     override def next(): Boolean = {
       while (current == null || !current.next()) {
         if (current != null) { current.close(); current = null }
         if (!pending.hasNext) return false
-        current = open(locate(pending.next()))
+        current = openFile(pending.next())
       }
       true
     }
+
+    private def openFile(file: CompanionParquetFile): PartitionReader[T] =
+      file.deletionVector match {
+        case None => open(locate(file))
+        case Some(d) =>
+          val deleted = DeletionVectors.load(tablePath, conf.value.value, file.split, d)
+          if (file.split != split) { split = file.split; nextDoc = 0L }
+          val first = nextDoc
+          val reader = lessDeleted(openWhole(locate(file)), deleted, first)
+          new PartitionReader[T] {
+            override def next(): Boolean = reader.next()
+            override def get(): T = reader.get()
+            override def close(): Unit = { nextDoc = first + reader.read; reader.close() }
+          }
+      }
 
     override def get(): T = current.get()
 

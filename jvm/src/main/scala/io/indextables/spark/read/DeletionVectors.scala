@@ -1,11 +1,12 @@
 package io.indextables.spark.read
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.LogStore
-import io.indextables.spark.transaction.DeletionVectorFile
+import io.indextables.spark.transaction.{DeletionVectorDescriptor, DeletionVectorFile}
 import io.indextables.spark.util.BoundedCache
 
 /**
@@ -22,12 +23,17 @@ object DeletionVectors {
 
   /** The deleted docs of `split`, or None when it has no vector. */
   def of(plan: ReadPlan, split: SplitInputPartition): Option[RoaringBitmap] =
-    split.deletionVector.map { d =>
-      loaded.getOrElseUpdate(s"${plan.tablePath}|${d.uniqueId}") {
-        val conf = plan.hadoopConf.value
-        val root = LogStore.qualify(new Path(plan.tablePath), conf)
-        DeletionVectorFile.read(LogStore.forPath(root, conf), root, split.path, d)
-      }
+    split.deletionVector.map(load(plan.tablePath, plan.hadoopConf.value, split.path, _))
+
+  /** The deleted docs the vector `d` of the split at `splitPath` of the table names. */
+  def load(
+      tablePath: String,
+      conf: Configuration,
+      splitPath: String,
+      d: DeletionVectorDescriptor): RoaringBitmap =
+    loaded.getOrElseUpdate(s"$tablePath|${d.uniqueId}") {
+      val root = LogStore.qualify(new Path(tablePath), conf)
+      DeletionVectorFile.read(LogStore.forPath(root, conf), root, splitPath, d)
     }
 
   /**

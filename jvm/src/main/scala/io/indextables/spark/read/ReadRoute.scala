@@ -64,18 +64,20 @@ private[read] object ReadRoute {
 
   /**
    * The route of a scan: an aggregation's route when one was taken; else for a companion table
-   * with nothing for the index to do, the Parquet files, when every kept split has them and no
-   * deleted rows, and the scan reads the columns of its pushed IS NOT NULL filters (which the
-   * Parquet route applies itself) and no metadata column; else a search.
+   * with nothing for the index to do, the Parquet files, when every kept split has them (and,
+   * with deleted rows, docs in row order), and the scan reads the columns of its pushed IS NOT
+   * NULL filters (which the Parquet route applies itself) and no metadata column; else a search.
    */
   def decide(in: ScanInputs, aggregate: Option[AggregateRoute]): ReadRoute =
     aggregate.getOrElse {
       in.filters.parquetReason.filter { _ =>
         // A split holding its own rows (which no companion table should have) is read by the
-        // search route, where no row is left out; so is a split with deleted rows, which
-        // Spark's Parquet reader would return.
+        // search route, where no row is left out; so is a split with deleted rows whose docs
+        // are not known rows of its files (the Parquet route skips deleted rows by position).
         in.nonNullRead && MetadataColumns.in(in.required, in.table.schema).isEmpty &&
-        in.kept.forall(a => a.companionSourceFiles.exists(_.nonEmpty) && a.deletionVector.isEmpty)
+        in.kept.forall(a =>
+          a.companionSourceFiles.exists(_.nonEmpty) &&
+            (a.deletionVector.isEmpty || a.companionDocsInRowOrder.contains(true)))
       }.map(Parquet).getOrElse(Search)
     }
 }

@@ -100,8 +100,14 @@ object CompanionIndexer {
       if (md.getNumDocs != rows) throw IndexTablesErrors.companionIndexFailed(
         describe(group),
         new IllegalStateException(s"the split holds ${md.getNumDocs} rows of $rows"))
-      val packed = CompanionWrite.toOneSegment(out, rows, work, spec.heapSize, describe(group))
-        .getOrElse(md)
+      val (merged, inRowOrder) = CompanionWrite.toOneSegment(
+        out,
+        rows,
+        group.files.size,
+        work,
+        spec.heapSize,
+        describe(group))
+      val packed = merged.getOrElse(md)
       val dir = PartitionValues.directory(spec.partitionColumns, group.partitionValues)
       val name = s"part-${UUID.randomUUID()}.split"
       val relative = if (dir.isEmpty) name else s"$dir/$name"
@@ -109,7 +115,9 @@ object CompanionIndexer {
       val dest = new Path(indexRoot, relative)
       published = Some(dest)
       indexStore.upload(out, dest)
-      IndexOutcome.Indexed(group, addAction(spec, group, relative, size, md, packed, statsFields))
+      IndexOutcome.Indexed(
+        group,
+        addAction(spec, group, relative, size, md, packed, inRowOrder, statsFields))
     } catch {
       case NonFatal(e) =>
         published.foreach(p => Try(indexStore.delete(p)))
@@ -218,6 +226,7 @@ object CompanionIndexer {
       size: Long,
       md: QuickwitSplit.SplitMetadata,
       packed: QuickwitSplit.SplitMetadata,
+      inRowOrder: Boolean,
       statsFields: Seq[IndexedField]): AddAction = {
     val stats = Option(md.getColumnStatistics).map(_.asScala.toMap).getOrElse(Map.empty)
     val bounds = statsFields.flatMap { f =>
@@ -240,7 +249,8 @@ object CompanionIndexer {
       uncompressedSizeBytes = Some(md.getUncompressedSizeBytes),
       companionSourceFiles = Some(group.files.map(_.path)),
       companionFastFieldMode = Some(spec.fastFieldMode),
-      companionSourceFileSizes = Some(group.files.map(_.size))
+      companionSourceFileSizes = Some(group.files.map(_.size)),
+      companionDocsInRowOrder = Some(inRowOrder)
     )
   }
 

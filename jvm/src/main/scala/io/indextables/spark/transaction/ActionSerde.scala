@@ -134,6 +134,7 @@ object ActionSerde {
       sizes.foreach(s => g.writeNumber(s))
       g.writeEndArray()
     }
+    a.companionDocsInRowOrder.foreach(g.writeBooleanField("companionDocsInRowOrder", _))
     a.deletionVector.foreach(writeDeletionVector(g, _))
     g.writeEndObject()
   }
@@ -262,7 +263,8 @@ object ActionSerde {
       companionDeltaVersion = r.optLong("companionDeltaVersion"),
       companionFastFieldMode = r.optString("companionFastFieldMode"),
       companionSourceFileSizes = r.optLongSeq("companionSourceFileSizes"),
-      deletionVector = readDeletionVector(r)
+      deletionVector = readDeletionVector(r),
+      companionDocsInRowOrder = r.optBoolean("companionDocsInRowOrder")
     )
 
   private def readRemove(r: FieldReader): RemoveAction =

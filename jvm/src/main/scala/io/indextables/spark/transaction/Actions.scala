@@ -57,7 +57,9 @@ final case class MetadataAction(
  * `companionDeltaVersion` the source version it reflects, for an index over another table;
  * `companionSourceFileSizes` (ours, part of the `parquetCompanion` feature) the byte size of
  * each of those files when it was indexed, in the same order, so that a file changed under the
- * table is refused rather than read. `partitionValues` maps every partition column to its
+ * table is refused rather than read; `companionDocsInRowOrder` (ours too) whether doc d of the
+ * split is row d of those files read one after the other in that order, so that a deletion
+ * vector's docs are known rows of them. `partitionValues` maps every partition column to its
  * value; a value is `null` (a JSON null) when the row's partition value is SQL NULL, and such
  * entries are kept, not dropped, so that writing the action back reproduces the null.
  */
@@ -83,7 +85,8 @@ final case class AddAction(
     companionDeltaVersion: Option[Long] = None,
     companionFastFieldMode: Option[String] = None,
     companionSourceFileSizes: Option[Seq[Long]] = None,
-    deletionVector: Option[DeletionVectorDescriptor] = None)
+    deletionVector: Option[DeletionVectorDescriptor] = None,
+    companionDocsInRowOrder: Option[Boolean] = None)
     extends Action {
 
   /**

@@ -144,7 +144,7 @@ object ArrowFfiSplitWriter {
   def toOneSegment(split: LocalSplit, ctx: SplitWriterContext): LocalSplit =
     SplitSegments.mergeIntoOne(split.localPath, ctx.workDir, ctx.heapSize) match {
       case None => split
-      case Some((path, md)) =>
+      case Some(SplitSegments.Merged(path, md, _)) =>
         split.copy(
           localPath = path,
           splitId = md.getSplitId,

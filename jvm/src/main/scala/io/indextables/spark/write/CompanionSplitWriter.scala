@@ -108,8 +108,9 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
     if (md.getNumDocs != o.rows) throw IndexTablesErrors.companionIndexFailed(
       o.relative,
       new IllegalStateException(s"the split holds ${md.getNumDocs} rows of ${o.rows}"))
-    val packed = CompanionWrite.toOneSegment(split, o.rows, ctx.workDir, ctx.heapSize, o.relative)
-      .getOrElse(md)
+    val (merged, inRowOrder) =
+      CompanionWrite.toOneSegment(split, o.rows, 1, ctx.workDir, ctx.heapSize, o.relative)
+    val packed = merged.getOrElse(md)
     LocalSplit(
       split.getAbsolutePath,
       md.getSplitId,
@@ -121,7 +122,7 @@ final class CompanionSplitWriter(ctx: SplitWriterContext, companion: CompanionWr
       o.stats.minValues,
       o.stats.maxValues,
       if (o.longTokens) Set(TokenLimit.LongTokensTag) else Set.empty,
-      companion = Some(CompanionFile(o.file.getAbsolutePath, o.relative)),
+      companion = Some(CompanionFile(o.file.getAbsolutePath, o.relative, inRowOrder)),
       stats = o.stats.statsJson
     )
   }

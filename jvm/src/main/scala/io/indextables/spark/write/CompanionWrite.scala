@@ -4,6 +4,8 @@ import java.io.File
 import java.nio.file.{Files, StandardCopyOption}
 
 import scala.collection.JavaConverters._
+import scala.collection.mutable
+import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.mapreduce.Job
@@ -15,6 +17,8 @@ import org.apache.spark.sql.types.StructType
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.{IndexKind, IndexedField, TableIndexSchema}
 import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.tantivy4java.core.{FieldType, Index}
+import io.indextables.tantivy4java.query.Query
 import io.indextables.tantivy4java.split.ParquetCompanionConfig
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
@@ -71,29 +75,95 @@ object CompanionWrite {
   }
 
   /**
-   * Makes the companion split at `split` one segment, in place; the merged split's metadata
-   * (its footer offsets), or None when it held one segment already. `createFromParquet` flushes
-   * a segment each time its writer heap fills and never merges them, so a split of more rows
-   * than the heap holds has several ([[SplitSegments.mergeIntoOne]] merges them, keeping the
-   * Parquet manifest and the docs' order: doc d is row d of the split's files read in order,
-   * `CompanionDocOrderSuite`). Statistics and the doc mapping stay those `createFromParquet`
-   * reported. Runs on an executor; `workDir` holds the scratch files. Fails as
-   * `companionIndexFailed(source)` unless the result is one segment of `docs` docs.
+   * Makes the companion split at `split` one segment, in place. Returns the merged split's
+   * metadata (its footer offsets), or None when it held one segment already; and whether its
+   * docs are in row order: doc d is row d of its `files` Parquet files read one after the other
+   * in the order the add action lists them (`companionDocsInRowOrder`).
+   *
+   * `createFromParquet` reads the files in that order and flushes a segment each time its
+   * writer heap fills, never merging them: a split of more rows than the heap holds has
+   * several, each a run of consecutive rows, which the index lists in another order
+   * (`CompanionDocOrderSuite`). One segment is in row order as it stands. Segments of one file
+   * are merged in the order of their rows ([[segmentsInRowOrder]]), so the merged split is in
+   * row order too; segments of several files are merged as the index lists them, and the split
+   * is not. Statistics and the doc mapping stay those `createFromParquet` reported. Runs on an
+   * executor; `workDir` holds the scratch files. Fails as `companionIndexFailed(source)` unless
+   * the result is one segment of `docs` docs.
    */
-  def toOneSegment(split: File, docs: Long, workDir: File, heapSize: Long, source: String)
-      : Option[QuickwitSplit.SplitMetadata] = {
+  def toOneSegment(
+      split: File,
+      docs: Long,
+      files: Int,
+      workDir: File,
+      heapSize: Long,
+      source: String): (Option[QuickwitSplit.SplitMetadata], Boolean) = {
     val merged =
-      try SplitSegments.mergeIntoOne(split.getAbsolutePath, workDir, heapSize)
+      try
+        SplitSegments.mergeIntoOne(
+          split.getAbsolutePath,
+          workDir,
+          heapSize,
+          index => if (files == 1) segmentsInRowOrder(index, docs) else None)
       catch { case e: Exception => throw IndexTablesErrors.companionIndexFailed(source, e) }
-    merged.map { case (path, md) =>
-      val segments = SplitSegments.count(path)
-      if (md.getNumDocs != docs || segments != 1) throw IndexTablesErrors.companionIndexFailed(
-        source,
-        new IllegalStateException(
-          s"merging its segments gave ${md.getNumDocs} rows of $docs in $segments segments"))
-      Files.move(new File(path).toPath, split.toPath, StandardCopyOption.REPLACE_EXISTING)
-      md
+    merged match {
+      case None => (None, true)
+      case Some(SplitSegments.Merged(path, md, ordered)) =>
+        val segments = SplitSegments.count(path)
+        if (md.getNumDocs != docs || segments != 1) throw IndexTablesErrors.companionIndexFailed(
+          source,
+          new IllegalStateException(
+            s"merging its segments gave ${md.getNumDocs} rows of $docs in $segments segments"))
+        Files.move(new File(path).toPath, split.toPath, StandardCopyOption.REPLACE_EXISTING)
+        (Some(md), ordered)
     }
+  }
+
+  /** The hidden fast field of a companion split that holds each doc's row in its file. */
+  private val RowInFile = "__pq_row_in_file"
+
+  /**
+   * The segment ids of the companion index of ONE Parquet file of `rows` rows, in the order of
+   * the rows they hold, when each segment's docs are one run of consecutive rows in doc order;
+   * None when they are not (or the index cannot say). Found with queries for single rows on
+   * the hidden `__pq_row_in_file` column: the segment and doc holding row r start each run, and
+   * a binary search finds where the run ends. About 20 queries of a few milliseconds a segment.
+   */
+  def segmentsInRowOrder(index: Index, rows: Long): Option[Seq[String]] = {
+    val searcher = index.searcher()
+    val schema = index.getSchema
+    try {
+      val ids = searcher.getSegmentIds.asScala.toIndexedSeq
+      // The (segment ordinal, doc) holding `row`, when exactly one doc does.
+      def at(row: Long): Option[(Int, Int)] = {
+        val q = Query.rangeQuery(schema, RowInFile, FieldType.UNSIGNED, row, row, true, true)
+        try {
+          val r = searcher.search(q, 2)
+          try r.getHits.asScala.toList match {
+              case List(h) => Some((h.getDocAddress.getSegmentOrd, h.getDocAddress.getDoc))
+              case _ => None
+            }
+          finally r.close()
+        } finally q.close()
+      }
+      val order = mutable.ArrayBuffer[Int]()
+      var row = 0L
+      var ok = true
+      while (ok && row < rows) at(row) match {
+        case Some((segment, 0)) if !order.contains(segment) =>
+          // The longest run from `row` of docs 0, 1, ... of `segment`.
+          var known = 1L
+          var above = rows - row + 1
+          while (above - known > 1) {
+            val mid = known + (above - known) / 2
+            if (at(row + mid - 1).contains((segment, (mid - 1).toInt))) known = mid else above = mid
+          }
+          order += segment
+          row += known
+        case _ => ok = false
+      }
+      if (ok && order.size == ids.size) Some(order.map(ids).toList) else None
+    } catch { case NonFatal(_) => None }
+    finally { schema.close(); searcher.close() }
   }
 
   /**

@@ -5,6 +5,7 @@ import java.net.InetAddress
 import java.util.UUID
 
 import scala.annotation.nowarn
+import scala.collection.JavaConverters._
 import scala.collection.mutable
 
 import org.apache.commons.io.FileUtils
@@ -136,11 +137,15 @@ object DocumentSplitWriter {
    * then deletes the merged segments' files, so the directory holds one segment and nothing
    * stray). A split of one segment runs each query, wildcard automata included, once, and its
    * documents are numbered 0 until n, so a full read needs no search. The indexing heap decides
-   * how many segments there are to merge: one, with a heap that holds the split.
+   * how many segments there are to merge: one, with a heap that holds the split. `order` may
+   * give the segment ids in the order their docs are to take; else they keep the index's.
    */
-  def mergeToOneSegment(index: Index, heapSize: Long): Unit = {
+  def mergeToOneSegment(
+      index: Index,
+      heapSize: Long,
+      order: Index => Option[Seq[String]] = _ => None): Unit = {
     index.reload()
-    val segments = {
+    val segments = order(index).map(_.asJava).getOrElse {
       val searcher = index.searcher()
       try searcher.getSegmentIds
       finally searcher.close()
@@ -148,6 +153,7 @@ object DocumentSplitWriter {
     if (segments.size > 1) {
       val writer = index.writer(heapSize.toInt, 1)
       try {
+        // tantivy's merge numbers the docs segment after segment, in the order given.
         writer.merge(segments)
         writer.waitMergingThreads()
       } finally writer.close()

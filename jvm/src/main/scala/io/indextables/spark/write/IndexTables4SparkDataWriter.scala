@@ -102,7 +102,8 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
       docMappingJson = Option(s.docMappingJson),
       companionSourceFiles = s.companion.map(c => Seq(c.relativePath)),
       companionFastFieldMode = plan.companion.map(_.fastFieldMode),
-      companionSourceFileSizes = s.companion.map(_ => Seq(parquetBytes))
+      companionSourceFileSizes = s.companion.map(_ => Seq(parquetBytes)),
+      companionDocsInRowOrder = s.companion.map(_.docsInRowOrder)
     )
   }
 }

@@ -26,8 +26,9 @@ final case class LocalSplit(
  * A finished Parquet file of the companion layout on the executor's local disk.
  *
  * @param relativePath where it goes in the table: the path its split's manifest names
+ * @param docsInRowOrder whether the split's doc d is row d of the file
  */
-final case class CompanionFile(localPath: String, relativePath: String)
+final case class CompanionFile(localPath: String, relativePath: String, docsInRowOrder: Boolean)
 
 /**
  * Turns a task's rows into split files through one native API. Owned by one task thread.

@@ -27,14 +27,24 @@ object SplitSegments {
       .size
 
   /**
+   * A split whose segments were merged into one: the new file, its metadata, and whether its
+   * docs took the order `order` gave (see [[mergeIntoOne]]).
+   */
+  final case class Merged(path: String, metadata: QuickwitSplit.SplitMetadata, ordered: Boolean)
+
+  /**
    * The split at `path` with its segments merged into one, as a new file under `workDir` (the
    * old one deleted), and its metadata; None when it held one segment already. The split is
    * unpacked into an index directory, its segments merged there (see
-   * [[DocumentSplitWriter.mergeToOneSegment]]: in segment order, so the docs keep their order)
-   * and packed again with every file of the directory, a companion split's Parquet manifest too.
+   * [[DocumentSplitWriter.mergeToOneSegment]]: in the order `order` gives, when it gives one,
+   * else in segment order) and packed again with every file of the directory, a companion
+   * split's Parquet manifest too.
    */
-  def mergeIntoOne(path: String, workDir: File, heapSize: Long)
-      : Option[(String, QuickwitSplit.SplitMetadata)] =
+  def mergeIntoOne(
+      path: String,
+      workDir: File,
+      heapSize: Long,
+      order: Index => Option[Seq[String]] = _ => None): Option[Merged] =
     if (count(path) <= 1) None
     else {
       val dir = new File(workDir, s"unpacked-${UUID.randomUUID()}")
@@ -42,13 +52,18 @@ object SplitSegments {
       try {
         QuickwitSplit.extractSplit(path, dir.getAbsolutePath)
         val index = Index.open(dir.getAbsolutePath)
-        try DocumentSplitWriter.mergeToOneSegment(index, heapSize)
+        var ordered = false
+        try
+          DocumentSplitWriter.mergeToOneSegment(
+            index,
+            heapSize,
+            i => { val o = order(i); ordered = o.isDefined; o })
         finally index.close()
         val config = new QuickwitSplit.SplitConfig("indextables", "spark", "node")
         val md =
           QuickwitSplit.convertIndexFromPath(dir.getAbsolutePath, out.getAbsolutePath, config)
         new File(path).delete()
-        Some((out.getAbsolutePath, md))
+        Some(Merged(out.getAbsolutePath, md, ordered))
       } finally FileUtils.deleteQuietly(dir)
     }
 }

@@ -117,14 +117,54 @@ class CompanionDocOrderSuite extends IndexTablesTestBase {
     assert(runs.size === 2 && identity(runs), runs)
   }
 
-  test("a written split of more rows than the writer heap holds: runs of rows, NOT doc d = row d") {
+  test("a written split of more rows than the writer heap holds: its segments merge in row order") {
     val path = tablePath("written")
     writeCompanion(data(60000).repartition(1), path, "15000000")
+    // createFromParquet flushed several segments (about 10,600 rows each), which the index
+    // lists in another order; merged in the order of their rows, doc d is row d.
+    val (_, splits) = SplitFixtures.planAndSplits(spark, path, Nil)
+    assert(splits.size === 1)
     val runs = docRuns(path)(f => f)
-    assert(runs.size === 1)
-    // One run per segment createFromParquet flushed (about 10,600 rows each), at most.
-    assert(runs.head.size <= 6, runs)
-    info(s"(first doc, first row, rows) of each run: ${runs.head.mkString(", ")}")
+    assert(identity(runs), runs)
+    assert(inRowOrder(path) === Seq(Some(true)))
+    deleteAndRead(path, 60000)
+  }
+
+  /** `companionDocsInRowOrder` of each live split of `path`. */
+  private def inRowOrder(path: String): Seq[Option[Boolean]] =
+    SplitFixtures.snapshotOf(spark, path).allFiles.map(_.companionDocsInRowOrder)
+
+  /**
+   * Deletes every row of `path` (a table of `data(n)`) whose `id` is a multiple of 7, by the
+   * docs the search route reads them at, as a DELETE does; then a scan, which takes the Parquet
+   * route and skips the deleted rows by position, must return exactly the others.
+   */
+  private def deleteAndRead(path: String, n: Int): Unit = {
+    io.indextables.spark.transaction.TransactionLog.clearCache()
+    val snap = SplitFixtures.snapshotOf(spark, path)
+    val hits = spark.read.format("indextables").load(path).where("id % 7 = 0")
+      .select("_split", "_doc").collect()
+    val bitmaps = hits.groupBy(_.getString(0)).map { case (split, rs) =>
+      split -> org.roaringbitmap.RoaringBitmap.bitmapOf(rs.map(_.getLong(1).toInt): _*)
+    }
+    val log = io.indextables.spark.transaction.TransactionLog.forTable(
+      path,
+      spark.sessionState.newHadoopConf(),
+      io.indextables.spark.config.IndexTablesOptions.Defaults.logSettings)
+    io.indextables.spark.write.DeletionCommit.commit(log, snap, path, "DELETE", Map.empty, bitmaps)
+    io.indextables.spark.transaction.TransactionLog.clearCache()
+    val scan = spark.read.format("indextables").load(path).select("id", "msg")
+    val plan = executedPlan(scan)
+    assert(plan.contains("Route: parquet"), plan)
+    val got = scan.collect().map(r => (r.getLong(0), r.getString(1))).sorted.toSeq
+    val expected = data(n).where("id % 7 != 0").select("id", "msg").collect()
+      .map(r => (r.getLong(0), r.getString(1))).sorted.toSeq
+    assert(got.size === expected.size)
+    assert(got === expected)
+    // Row by row too (a pushed IS NOT NULL makes the route read rows, not batches).
+    val rows = spark.read.format("indextables").load(path).where("msg IS NOT NULL")
+      .select("id").collect().map(_.getLong(0)).sorted.toSeq
+    assert(rows === expected.map(_._1))
   }
 
   test("BUILD INDEXTABLES COMPANION over several files: docs follow the files in listed order") {
@@ -136,6 +176,10 @@ class CompanionDocOrderSuite extends IndexTablesTestBase {
     assert(splits.map(_.companionFiles.size).sum === 4 && splits.exists(_.companionFiles.size > 1))
     val runs = docRuns(index)(f => f)
     assert(identity(runs), runs)
+    assert(inRowOrder(index).forall(_.contains(true)))
+    // An index of another table takes no DELETE; a vector committed to it directly shows that
+    // a split's later files start where the rows of its earlier ones end.
+    deleteAndRead(index, 6000)
   }
 
   test("MERGE SPLITS of companion splits: the last source's rows come first, then the others") {
@@ -146,6 +190,8 @@ class CompanionDocOrderSuite extends IndexTablesTestBase {
     spark.sql(s"MERGE SPLITS '$path'").collect()
     val (_, splits) = SplitFixtures.planAndSplits(spark, path, Nil)
     assert(splits.map(_.companionFiles.size) === Seq(3))
+    // Not in row order as the add action lists its files: the merged split says so.
+    assert(inRowOrder(path) === Seq(None))
     val rotated = docRuns(path)(files => files.last +: files.init)
     assert(identity(rotated), rotated)
     // In the order the add action lists the files, the docs are not the rows.

@@ -13,7 +13,7 @@ import io.indextables.tantivy4java.split.SplitMatchAllQuery
 /** Read plans and splits of a table, to open their searchers directly in tests. */
 object SplitFixtures {
 
-  private def snapshotOf(spark: SparkSession, path: String): Snapshot = {
+  def snapshotOf(spark: SparkSession, path: String): Snapshot = {
     val conf = spark.sessionState.newHadoopConf()
     TransactionLog.forTable(path, conf, IndexTablesOptions.Defaults.logSettings).snapshot()
   }

@@ -58,7 +58,9 @@ class ActionSerdeSuite extends AnyFunSuite {
     roundTrip(fullAdd.copy(
       companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
       companionFastFieldMode = Some("DISABLED"),
-      companionSourceFileSizes = Some(Seq(10L, 5000000000L))))
+      companionSourceFileSizes = Some(Seq(10L, 5000000000L)),
+      companionDocsInRowOrder = Some(false)
+    ))
   }
 
   test("remove round-trips with optional fields set and unset") {

@@ -37,11 +37,14 @@ class AvroStateCodecSuite extends AnyFunSuite {
     }
   }
 
-  test("companion entries keep their files' sizes in 0.5.4's schema plus one optional field") {
+  test(
+    "companion entries keep their files' sizes and doc order in 0.5.4's schema plus two fields") {
     val companion = fullAdd.copy(
       companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
       companionFastFieldMode = Some("DISABLED"),
-      companionSourceFileSizes = Some(Seq(123L, 4567L)))
+      companionSourceFileSizes = Some(Seq(123L, 4567L)),
+      companionDocsInRowOrder = Some(true)
+    )
     val entries = Seq(FileEntry(companion, 3L, 4L), FileEntry(fullAdd, 1L, 2L))
     val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec("zstd", 3))
     assert(AvroStateCodec.decodeFileEntries(bytes) === entries)
@@ -56,7 +59,8 @@ class AvroStateCodecSuite extends AnyFunSuite {
     val upstream = AvroStateCodec.FileEntrySchema
     import scala.collection.JavaConverters._
     assert(written.getFields.asScala.map(_.name).toList ===
-      upstream.getFields.asScala.map(_.name).toList :+ "companionSourceFileSizes")
+      upstream.getFields.asScala.map(_.name).toList :+ "companionSourceFileSizes" :+
+      "companionDocsInRowOrder")
     upstream.getFields.asScala.foreach(f =>
       assert(written.getField(f.name).toString === f.toString))
     // A reader with 0.5.4's schema resolves the entries and skips the sizes.

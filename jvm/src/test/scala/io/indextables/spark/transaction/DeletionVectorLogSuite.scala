@@ -85,6 +85,7 @@ class DeletionVectorLogSuite extends AnyFunSuite with BeforeAndAfterEach {
     val names = written.getFields.asScala.map(_.name).toList
     assert(names === upstream.getFields.asScala.map(_.name).toList ++ Seq(
       "companionSourceFileSizes",
+      "companionDocsInRowOrder",
       "deletionVectorStorageType",
       "deletionVectorPathOrInlineDv",
       "deletionVectorOffset",
@@ -92,7 +93,7 @@ class DeletionVectorLogSuite extends AnyFunSuite with BeforeAndAfterEach {
       "deletionVectorCardinality"
     ))
     assert(written.getFields.asScala.drop(upstream.getFields.size).map(
-      _.getObjectProp("field-id")).toList === (153 to 158).toList)
+      _.getObjectProp("field-id")).toList === 153 +: 159 +: (154 to 158).toList)
     val resolving = new DataFileStream[GenericRecord](
       new ByteArrayInputStream(bytes),
       new GenericDatumReader[GenericRecord](written, upstream))

@@ -54,8 +54,8 @@ object AvroStateCodec {
   }
 
   /**
-   * `companionSourceFileSizes` (the byte size of each of `companionSourceFiles` when indexed;
-   * part of the `parquetCompanion` feature).
+   * `companionSourceFileSizes` (the byte size of each of `companionSourceFiles` when indexed)
+   * and `companionDocsInRowOrder`, written together: the `parquetCompanion` feature's fields.
    */
   private lazy val CompanionSizesFields: Seq[Schema.Field] = Seq(
     extraField(
@@ -63,7 +63,14 @@ object AvroStateCodec {
       153,
       "Byte size of each companionSourceFiles entry when it was indexed",
       Schema.createArray(Schema.create(Schema.Type.LONG))
-    ))
+    ),
+    extraField(
+      "companionDocsInRowOrder",
+      159,
+      "Whether doc d of the split is row d of its companionSourceFiles read in order",
+      Schema.create(Schema.Type.BOOLEAN)
+    )
+  )
 
   /**
    * The entry's deletion vector (the `deletionVectors` feature), as flat fields: the state's
@@ -107,7 +114,9 @@ object AvroStateCodec {
    */
   private def entrySchema(entries: Seq[FileEntry]): Schema =
     EntrySchemas((
-      entries.exists(_.add.companionSourceFileSizes.isDefined),
+      entries.exists(a =>
+        a.add.companionSourceFileSizes.isDefined ||
+          a.add.companionDocsInRowOrder.isDefined),
       entries.exists(_.add.deletionVector.isDefined)))
 
   private lazy val ManifestInfoSchema: Schema =
@@ -346,6 +355,7 @@ object AvroStateCodec {
       r.put(
         "companionSourceFileSizes",
         a.companionSourceFileSizes.map(_.map(Long.box).asJava).orNull)
+      r.put("companionDocsInRowOrder", a.companionDocsInRowOrder.map(Boolean.box).orNull)
     }
     if (schema.getField("deletionVectorCardinality") != null) {
       val d = a.deletionVector

@@ -114,7 +114,9 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
             Slot.DeletionVectorCardinality,
             "deletionVectorCardinality").longValue()
         )
-      }
+      },
+      companionDocsInRowOrder =
+        opt[java.lang.Boolean](Slot.CompanionDocsInRowOrder).map(_.booleanValue())
     )
     FileEntry(
       add,
@@ -330,7 +332,8 @@ private object FileEntryDatumReader {
     "deletionVectorPathOrInlineDv",
     "deletionVectorOffset",
     "deletionVectorSizeInBytes",
-    "deletionVectorCardinality"
+    "deletionVectorCardinality",
+    "companionDocsInRowOrder"
   )
 
   /** The position in [[FieldNames]] of each field. */
@@ -363,6 +366,7 @@ private object FileEntryDatumReader {
     final val DeletionVectorOffset = 25
     final val DeletionVectorSizeInBytes = 26
     final val DeletionVectorCardinality = 27
+    final val CompanionDocsInRowOrder = 28
   }
 
   /** Maps that most reads never look into, kept packed until they do. */
