@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,14 @@ import indextables
 
 
 def local_session(
-    app: str, cores: int, memory: str, conf: dict[str, str] | None = None
+    app: str,
+    cores: int,
+    memory: str,
+    conf: dict[str, str] | None = None,
+    extra: Callable[[SparkSession.Builder], SparkSession.Builder] | None = None,
 ) -> SparkSession:
     """A local session of `cores` cores and `memory` of driver heap, no UI or progress bars,
-    UTC, plus `conf`."""
+    UTC, plus `conf`; `extra` may add to the builder once the plugin has configured it."""
     builder = (
         SparkSession.builder.master(f"local[{cores}]")
         .appName(f"indextables-bench-{app}")
@@ -28,7 +33,10 @@ def local_session(
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
-    spark = indextables.configure_spark(builder).getOrCreate()
+    builder = indextables.configure_spark(builder)
+    if extra is not None:
+        builder = extra(builder)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
 
