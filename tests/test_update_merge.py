@@ -1,6 +1,7 @@
 """UPDATE and MERGE INTO through deletion vectors and new splits, on both layouts: each answer
 equals the same change applied to a Parquet copy by plain Spark, updated rows' old versions are
-gone from every route, and Spark's own errors hold (a source row matching a target row twice)."""
+gone from every route, and Spark's own errors hold (a source row matching a target row twice, a
+non-deterministic condition)."""
 
 from __future__ import annotations
 
@@ -142,6 +143,29 @@ def test_merge_whose_source_matches_a_row_twice_fails_and_changes_nothing(
             "WHEN MATCHED THEN UPDATE SET user = s.user"
         ).collect()
     assert "MERGE_CARDINALITY_VIOLATION" in error_text(failure.value)
+    assert_same_rows(read_table(spark, table), _rows(spark))
+
+
+@pytest.mark.parametrize(
+    ("statement", "error"),
+    [
+        ("DELETE FROM {t} WHERE rand() < 0.5", "INVALID_NON_DETERMINISTIC_EXPRESSIONS"),
+        ("UPDATE {t} SET user = 'x' WHERE rand() < 0.5", "INVALID_NON_DETERMINISTIC_EXPRESSIONS"),
+        (
+            "MERGE INTO {t} t USING (SELECT 5L AS id) s ON t.id = s.id AND rand() < 0.5 "
+            "WHEN MATCHED THEN DELETE",
+            "UNSUPPORTED_MERGE_CONDITION.NON_DETERMINISTIC",
+        ),
+    ],
+)
+def test_a_non_deterministic_condition_fails_with_sparks_error_and_changes_nothing(
+    spark: SparkSession, table: str, statement: str, error: str
+) -> None:
+    versions = len(spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{table}'").collect())
+    with pytest.raises(Exception) as failure:
+        spark.sql(statement.format(t=_name(table))).collect()
+    assert error in error_text(failure.value)
+    assert len(spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{table}'").collect()) == versions
     assert_same_rows(read_table(spark, table), _rows(spark))
 
 
