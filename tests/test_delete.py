@@ -146,6 +146,49 @@ def test_delete_everything_and_a_whole_split(spark: SparkSession, tables: tuple[
     assert spark.sql(f"SELECT COUNT(*) FROM {_table(spark, path)}").collect()[0][0] == 0
 
 
+def test_a_delete_of_whole_partitions_is_answered_by_the_log(
+    spark: SparkSession, tables: tuple[str, str]
+) -> None:
+    path, parquet = tables
+    name = _table(spark, path)
+    eu_splits = {
+        r.path
+        for r in spark.sql(f"DESCRIBE INDEXTABLES TRANSACTION LOG '{path}'").collect()
+        if "region=eu" in r.path
+    }
+    # Spark runs it as a metadata-only delete (SupportsDeleteV2): no scan, no row-level write.
+    plan = "\n".join(
+        r[0] for r in spark.sql(f"EXPLAIN DELETE FROM {name} WHERE region = 'eu'").collect()
+    )
+    assert "DeleteFromTable" in plan and "WriteDelta" not in plan and "Scan" not in plan, plan
+    (result,) = spark.sql(f"DELETE FROM {name} WHERE region = 'eu'").collect()
+    assert result.num_affected_rows == 1500
+    actions = version_actions(path, 6)
+    assert {a["remove"]["path"] for a in actions if "remove" in a} == eu_splits
+    assert not [a for a in actions if "add" in a or "protocol" in a]
+    assert not list(Path(path).rglob("*.dv"))
+    (history,) = spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{path}'").limit(1).collect()
+    assert history.operation == "DELETE"
+    assert_same_rows(read_table(spark, path), spark.read.parquet(parquet).where("region = 'us'"))
+    # A condition on other columns too reads rows, through deletion vectors.
+    plan = "\n".join(
+        r[0]
+        for r in spark.sql(f"EXPLAIN DELETE FROM {name} WHERE region = 'us' AND n > 90").collect()
+    )
+    assert "WriteDelta" in plan, plan
+    (mixed,) = spark.sql(f"DELETE FROM {name} WHERE region = 'us' AND n > 90").collect()
+    assert (
+        mixed.num_affected_rows
+        == spark.read.parquet(parquet).where("region = 'us' AND n > 90").count()
+    )
+    assert list(Path(path).rglob("*.dv"))
+    # Without a WHERE clause every split goes, from the log.
+    left = read_table(spark, path).count()
+    (everything,) = spark.sql(f"DELETE FROM {name}").collect()
+    assert everything.num_affected_rows == left
+    assert read_table(spark, path).count() == 0
+
+
 def test_delete_on_a_catalog_table(spark: SparkSession) -> None:
     spark.sql("DROP TABLE IF EXISTS ux")
     spark.sql(

@@ -4,9 +4,9 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.Strategy
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, GenericInternalRow}
-import org.apache.spark.sql.catalyst.plans.logical.{CommandResult, DeleteFromTable, LogicalPlan, MergeIntoTable, UnaryCommand, UpdateTable, WriteDelta}
+import org.apache.spark.sql.catalyst.plans.logical.{CommandResult, DeleteFromTable, DeleteFromTableWithFilters, LogicalPlan, MergeIntoTable, UnaryCommand, UpdateTable, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, WriteDeltaExec}
+import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DeleteFromTableExec, TruncateTableExec, WriteDeltaExec}
 import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
 import org.apache.spark.sql.types.LongType
 
@@ -73,7 +73,14 @@ final case class IndexTablesDmlExec(
 
   override def executeCollect(): Array[InternalRow] = {
     child.executeCollect()
-    val result = writes(statement).collectFirst { case r: RowLevelWrite => r.result }.flatten
+    val ran = child.collect {
+      case d: DeleteFromTableExec => d.table
+      case t: TruncateTableExec => t.table
+    }
+    val result = (writes(statement) ++ ran).collectFirst {
+      case r: RowLevelWrite => r.result
+      case t: IndexTables4SparkTable if t.metadataDelete.isDefined => t.metadataDelete
+    }.flatten
     val counts = result.map(r =>
       Seq(
         r.affectedRows,
@@ -85,12 +92,19 @@ final case class IndexTablesDmlExec(
 
   /**
    * The row-level writes of `p`: a WriteDelta's, or the one a command Spark ran eagerly (its
-   * result holds the physical plan it ran) performed.
+   * result holds the physical plan it ran) performed; and the table of a DELETE Spark ran on
+   * the log alone (`SupportsDeleteV2`), which holds its result (also found in `child`, when
+   * Spark planned the DELETE as such from the start).
    */
   private def writes(p: LogicalPlan): Seq[AnyRef] = p match {
     case w: WriteDelta => w.write.toSeq
+    case DeleteFromTableWithFilters(r: DataSourceV2Relation, _) => Seq(r.table)
     case c: CommandResult =>
-      c.commandPhysicalPlan.collect { case w: WriteDeltaExec => w.write } ++
+      c.commandPhysicalPlan.collect {
+        case w: WriteDeltaExec => w.write
+        case d: DeleteFromTableExec => d.table
+        case t: TruncateTableExec => t.table
+      } ++
         writes(c.commandLogicalPlan)
     case other => other.children.flatMap(writes)
   }

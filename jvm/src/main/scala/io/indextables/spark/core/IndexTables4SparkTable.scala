@@ -5,20 +5,23 @@ import java.util
 import scala.collection.JavaConverters._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsDeleteV2, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
+import org.apache.spark.sql.indextables.SparkCatalogBridge
+import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.filters.IndexQueryRegistry
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.filters.{IndexQueryRegistry, SplitPruner}
 import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.transaction.{SchemaHash, Snapshot, TableLayout}
-import io.indextables.spark.write.IndexTables4SparkWriteBuilder
+import io.indextables.spark.write.{DeletionCommit, IndexTables4SparkWriteBuilder}
 
 /**
  * An IndexTables table at a path. Reads see the latest committed version; writes append or
@@ -41,7 +44,7 @@ class IndexTables4SparkTable(
     val definedProperties: Map[String, String] = Map.empty,
     schemaEvolution: Boolean = true)
     extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
-    with SupportsRowLevelOperations {
+    with SupportsRowLevelOperations with SupportsDeleteV2 {
 
   /**
    * The table's latest snapshot when it was resolved (given by the provider when it read the
@@ -157,6 +160,52 @@ class IndexTables4SparkTable(
     }
     () => new IndexTablesRowLevelOperation(this, log, base, command)
   }
+
+  /**
+   * The result of the DELETE this table ran from the log alone ([[deleteWhere]]), for the
+   * statement's count row; None until it runs.
+   */
+  @volatile private[spark] var metadataDelete: Option[DeletionCommit.Result] = None
+
+  /**
+   * Whether a DELETE with `predicates` needs no row read: the log decides every live split, by
+   * its partition values (all of its rows match) or by them and its statistics (none can).
+   * Spark then calls [[deleteWhere]] instead of planning a row-level DELETE. Not for an index of
+   * another table's files (its row-level builder refuses every change, naming the source).
+   */
+  override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
+    existingSnapshot.exists { snap =>
+      !snap.metadata.configuration.contains(TableLayout.SourceTablePathKey) &&
+      v1Filters(predicates).exists(DeletionCommit.wholeSplits(snap, pruner(snap), _).isDefined)
+    }
+
+  /** Removes the splits a DELETE with `predicates` deletes whole ([[canDeleteWhere]]). */
+  override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    val filters = v1Filters(predicates).getOrElse(
+      throw IndexTablesErrors.internalError(s"untranslatable DELETE ${predicates.mkString(", ")}"))
+    val log = TableLogResolver.log(tablePath, properties)
+    val base = log.snapshot()
+    metadataDelete = Some(DeletionCommit.commitWholeSplits(
+      log,
+      base,
+      name(),
+      pruner(base),
+      filters,
+      if (predicates.isEmpty) "true" else predicates.mkString(" AND ")))
+  }
+
+  /** `predicates` as Spark's V1 filters (AlwaysTrue left out), when each one translates. */
+  private def v1Filters(predicates: Array[Predicate]): Option[Seq[Filter]] = {
+    val filters = predicates.toSeq.flatMap(SparkCatalogBridge.toV1)
+    if (filters.size != predicates.length) None else Some(filters.filterNot(_ == AlwaysTrue))
+  }
+
+  private def pruner(snap: Snapshot): SplitPruner = new SplitPruner(
+    TableIndexing.tableSchema(snap),
+    snap.metadata.partitionColumns,
+    SparkSession.active.sessionState.conf.sessionLocalTimeZone,
+    resolvedOptions(Map.empty).get(IndexTablesConf.StatsTruncationMaxLength)
+  )
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new IndexTables4SparkWriteBuilder(

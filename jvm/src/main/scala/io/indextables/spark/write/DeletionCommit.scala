@@ -3,10 +3,12 @@ package io.indextables.spark.write
 import scala.collection.mutable
 import scala.util.control.NonFatal
 
+import org.apache.spark.sql.sources.Filter
 import org.roaringbitmap.RoaringBitmap
 import org.slf4j.LoggerFactory
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.filters.SplitPruner
 import io.indextables.spark.transaction._
 
 /**
@@ -146,4 +148,71 @@ object DeletionCommit {
         throw e
     }
   }
+
+  /**
+   * A DELETE decided by the log alone (Spark's metadata-only delete, `SupportsDeleteV2`): every
+   * live split whose partition values make `filters` TRUE is removed whole; every other split
+   * must be one no row of which can match (by its partition values or statistics). Decided
+   * again on the newest version inside the commit, so a split appended since that could hold a
+   * matching row fails it with `INDEXTABLES_CONCURRENT_COMMIT` (the row-level DELETE, run again,
+   * reads it), as does a change since `base` to the splits it removes (the rows it reports are
+   * theirs at `base`). No `filters` removes every split. Driver side.
+   */
+  def commitWholeSplits(
+      log: TransactionLog,
+      base: Snapshot,
+      tableName: String,
+      pruner: SplitPruner,
+      filters: Seq[Filter],
+      predicate: String): Result = {
+    def undecided(snap: Snapshot): String = snap.allFiles
+      .find(a => !deletedWhole(pruner, filters, a) && pruner.mayMatch(a, filters))
+      .map(_.path).getOrElse("?")
+    val removed = wholeSplits(base, pruner, filters).getOrElse(
+      throw IndexTablesErrors.rowLevelConflict(tableName, "DELETE", undecided(base), "added"))
+    val result = Result(
+      None,
+      removed.flatMap(_.liveRecords).sum,
+      0L,
+      0L,
+      0L,
+      removed.size.toLong,
+      0L)
+    if (removed.isEmpty) return result
+    val version = log.startTransaction().commit(
+      "DELETE",
+      Map("predicate" -> predicate),
+      result.metrics) { current =>
+      val snap = current.getOrElse(throw IndexTablesErrors.tableNotFound(log.tablePath.toString))
+      // What it removes, and so the rows it reports, must be what it decided on `base`.
+      val now = wholeSplits(snap, pruner, filters).getOrElse(
+        throw IndexTablesErrors.rowLevelConflict(tableName, "DELETE", undecided(snap), "added"))
+      if (now.map(_.fileKey).toSet != removed.map(_.fileKey).toSet) {
+        val changed = (now.map(_.fileKey).toSet diff removed.map(_.fileKey).toSet) ++
+          (removed.map(_.fileKey).toSet diff now.map(_.fileKey).toSet)
+        throw IndexTablesErrors.rowLevelConflict(tableName, "DELETE", changed.head.path, "changed")
+      }
+      val time = System.currentTimeMillis()
+      now.map(_.removed(time, dataChange = true))
+    }
+    result.copy(version = Some(version))
+  }
+
+  /**
+   * The live splits of `snap` a DELETE by `filters` removes whole, when the log decides it for
+   * every split (each deleted whole, or holding no row that can match); None otherwise.
+   */
+  def wholeSplits(
+      snap: Snapshot,
+      pruner: SplitPruner,
+      filters: Seq[Filter]): Option[Seq[AddAction]] = {
+    val (whole, rest) = snap.allFiles.partition(deletedWhole(pruner, filters, _))
+    if (rest.exists(pruner.mayMatch(_, filters))) None else Some(whole)
+  }
+
+  private def deletedWhole(
+      pruner: SplitPruner,
+      filters: Seq[Filter],
+      a: AddAction): Boolean =
+    filters.isEmpty || pruner.isTrueForPartition(a.partitionValues, filters)
 }

@@ -26,4 +26,9 @@ object SparkCatalogBridge {
 
   /** Spark's own conversion of `createTable`'s columns to a schema (comments, defaults kept). */
   def structType(columns: Array[Column]): StructType = CatalogV2Util.v2ColumnsToStructType(columns)
+
+  /** Spark's V1 filter of a V2 predicate, when it has one. */
+  def toV1(predicate: org.apache.spark.sql.connector.expressions.filter.Predicate)
+      : Option[org.apache.spark.sql.sources.Filter] =
+    org.apache.spark.sql.internal.connector.PredicateUtils.toV1(predicate)
 }
