@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -35,15 +32,13 @@ from helpers import (
     write_table,
 )
 from indextables import ConcurrentCommitError
+from killed_driver import PATIENCE_S, KilledDriver, wait_until
 
 pytestmark = pytest.mark.usefixtures("layout")
 
-TESTS_DIR = Path(__file__).resolve().parent
 FIRST_DAY = dt.date(2024, 1, 1)
 LEVELS = ("INFO", "WARN", "ERROR", "DEBUG")
 OPTIONS = {TYPEMAP + "message": TEXT}
-# How long a test waits for anything another process or thread must do, before failing.
-PATIENCE_S = 90.0
 
 
 def log_rows(
@@ -100,49 +95,16 @@ def _totals_by_day(df: DataFrame) -> list[Row]:
     return totals.orderBy("day").collect()
 
 
-def _wait_until(done: Callable[[], bool], what: str, timeout: float = PATIENCE_S) -> None:
-    deadline = time.monotonic() + timeout
-    while not done():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.01)
-
-
 # ---------------------------------------------------------------------------------------------
 # A replaceWhere killed with SIGKILL
 # ---------------------------------------------------------------------------------------------
 
-# The killed writer: its own driver, its session built as tests/conftest.py builds it. It warms
-# up (a small write of its own, which loads the plugin and its native library), prints READY,
-# waits for the file `go` in its work folder, prints WRITING and runs the replaceWhere, and
-# prints DONE if nobody kills it first.
-KILLED_WRITER = r"""
-import sys
-import time
-from pathlib import Path
-
-import indextables
-
-tests_dir, path, predicate, first, n, first_day, level, per_split, work = sys.argv[1:]
-sys.path.insert(0, tests_dir)
-from helpers import session_builder
+# The killed writer's body: a replaceWhere of log_rows(first, n, 1, first_day, level).
+KILLED_WRITE = r"""
 from test_overwrite_failures import OPTIONS, log_rows
 
-builder = session_builder(
-    "indextables-killed-writer",
-    {"spark.local.dir": work, "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={work}"},
-)
-spark = indextables.configure_spark(builder).getOrCreate()
-spark.sparkContext.setLogLevel("WARN")
-log_rows(spark, 0, 1000, 1).write.format("indextables").save(f"{work}/warm-up")
-print("READY", flush=True)
-go, deadline = Path(work) / "go", time.monotonic() + 300
-while not go.exists():
-    if time.monotonic() > deadline:
-        sys.exit("nobody said go")
-    time.sleep(0.01)
+path, predicate, first, n, first_day, level, per_split = args
 rows = log_rows(spark, int(first), int(n), 1, int(first_day), level or None)
-print("WRITING", flush=True)
 (
     rows.write.format("indextables")
     .mode("overwrite")
@@ -151,30 +113,13 @@ print("WRITING", flush=True)
     .option("replaceWhere", predicate)
     .save(path)
 )
-print("DONE", flush=True)
 """
-
-
-def _group_alive(pgid: int) -> list[int]:
-    """The processes of a process group that are not yet dead (zombies count as dead)."""
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state, _ppid, group = stat.rsplit(")", 1)[1].split()[:3]
-        if int(group) == pgid and state != "Z":
-            alive.append(int(entry.name))
-    return alive
 
 
 class KilledWriter:
     """A replaceWhere of log_rows(first, n, 1, first_day, level) on `path`, in a driver process
-    of its own (a session of its own, in a JVM of its own), started at once so that its start-up
-    overlaps the test's work; `write_until` runs it and SIGKILLs it mid-write."""
+    of its own (a [[KilledDriver]]), started at once so that its start-up overlaps the test's
+    work; `write_until` runs it and SIGKILLs it mid-write."""
 
     def __init__(
         self,
@@ -184,53 +129,22 @@ class KilledWriter:
         rows: tuple[int, int, int, str],
         per_split: int,
     ) -> None:
-        self.path, self.work = path, work
-        work.mkdir()
-        script = work / "writer.py"
-        script.write_text(KILLED_WRITER)
-        self.out = work / "out.txt"
+        self.path = path
         first, n, first_day, level = rows
-        args = [str(TESTS_DIR), path, predicate, str(first), str(n), str(first_day), level]
-        with self.out.open("wb") as sink:
-            # A session of its own: the python, the spark-submit launcher, the JVM and its
-            # Python workers are one process group, killed together.
-            self.proc = subprocess.Popen(
-                [sys.executable, str(script), *args, str(per_split), str(work)],
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def _said(self, word: str) -> bool:
-        if self.proc.poll() is not None:
-            text = self.out.read_text(errors="replace")
-            raise AssertionError(f"the writer ended ({self.proc.returncode}) unkilled:\n{text}")
-        return word in self.out.read_text(errors="replace")
+        args = [path, predicate, str(first), str(n), str(first_day), level, str(per_split)]
+        self.driver = KilledDriver(work, KILLED_WRITE, args)
 
     def write_until(self, moment: Callable[[set[Path]], bool]) -> set[Path]:
         """Lets the write go, SIGKILLs the writer's process group once `moment(split files that
         appeared in the table since)` holds, and returns those files once the writer is dead."""
-        _wait_until(lambda: self._said("READY"), "the writer's session to start")
         before = set(split_files(self.path))
-        (self.work / "go").touch()
-        _wait_until(lambda: self._said("WRITING"), "the writer to start its write")
-        _wait_until(
-            lambda: self._said("WRITING") and moment(set(split_files(self.path)) - before),
-            "the moment to kill the writer",
+        self.driver.run_until(
+            lambda: moment(set(split_files(self.path)) - before), "the moment to kill the writer"
         )
-        self.kill()
-        assert self.proc.returncode == -signal.SIGKILL, self.out.read_text()
-        assert "DONE" not in self.out.read_text()
         return set(split_files(self.path)) - before
 
     def kill(self) -> None:
-        """SIGKILLs the process group and waits until none of its processes runs."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait(timeout=PATIENCE_S)
-        _wait_until(lambda: not _group_alive(self.proc.pid), "the killed writer's processes")
+        self.driver.kill()
 
 
 def test_kill_9_during_replace_where_leaves_the_previous_version_readable(
@@ -302,7 +216,6 @@ def _held(df: DataFrame, flag: Path, started: Path) -> DataFrame:
     flag_name, started_name = str(flag), str(started)
 
     def hold(message: str) -> str:
-        import os
         import time
 
         if not os.path.exists(flag_name):
@@ -337,7 +250,7 @@ def _race(
     thread = threading.Thread(target=run, name="slow-overwrite")
     thread.start()
     try:
-        _wait_until(lambda: started.exists() or not thread.is_alive(), "the slow write's task")
+        wait_until(lambda: started.exists() or not thread.is_alive(), "the slow write's task")
         assert thread.is_alive(), f"the slow write ended before it was held: {raised}"
         fast()
     finally:
