@@ -42,8 +42,10 @@ import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, S
  * match. When a list was cut, a floating column holds NaN (which
  * tantivy's min/max skip and Spark orders last), or a value does not convert exactly, the split
  * fetches the columns of its matching rows and aggregates them itself ([[PartialAggregator]]).
- * A split with a deletion vector always does (tantivy's aggregations would count its deleted
- * docs), and counts its surviving hits, or its record count less the deleted docs. Runs on an
+ * A split with a deletion vector counts its surviving hits, or its record count less the
+ * deleted docs; its other aggregations are tantivy's over all its docs less its deleted docs'
+ * partials, when its every doc matches and that is exact ([[lessDeleted]]), else it aggregates
+ * its surviving rows (tantivy's aggregations would count its deleted docs). Runs on an
  * executor, on one thread; borrows a searcher only when the log cannot answer, and
  * gives it back.
  */
@@ -72,6 +74,9 @@ final class IndexTables4SparkAggregateReader(
 
   // The split's deleted docs: none of them is counted or aggregated.
   private lazy val deleted = DeletionVectors.of(plan, split)
+  // While set, counts and hits take the deleted docs too (see lessDeleted).
+  private var withDeleted = false
+  private def live = if (withDeleted) None else deleted
 
   private val groups = agg.dataGroups
   // The groups whose NULL keys tantivy buckets under NullKey (see the class comment).
@@ -116,21 +121,28 @@ final class IndexTables4SparkAggregateReader(
         val n = countMatches(query)
         if (n == 0 && agg.groupBy.nonEmpty) Nil
         else Seq((Nil, Array.fill[Any](agg.metrics.size)(n)))
-      } else if (deleted.isDefined) fromRows() // tantivy's aggregations would count them
+      } else if (deleted.isDefined) lessDeleted().getOrElse(fromRows())
       else native().getOrElse(fromRows())
     partials.map { case (keys, values) => row(keys, values) }
   }
 
   /** The partials from tantivy's aggregations, or None when they are not exact. */
   private def native(): Option[Seq[Partial]] =
+    nativeGroups(agg.needsDocCount || agg.groupBy.nonEmpty).map(_.map(p => (p._1, p._3)))
+
+  /**
+   * Each group's keys, document count (-1 unless `docs` or grouped) and partials, from
+   * tantivy's aggregations; None when they are not exact.
+   */
+  private def nativeGroups(docs: Boolean): Option[Seq[(Seq[Any], Long, Array[Any])]] =
     if (groups.isEmpty) {
-      val n = if (agg.needsDocCount || agg.groupBy.nonEmpty) countMatches(query) else -1L
+      val n = if (docs || agg.groupBy.nonEmpty) countMatches(query) else -1L
       if (n == 0 && agg.groupBy.nonEmpty) Some(Nil)
-      else metricsOf(runAggregation(query, metricAggregations), n).map(v => Seq((Nil, v)))
+      else metricsOf(runAggregation(query, metricAggregations), n).map(v => Seq((Nil, n, v)))
     } else {
       bucketed(query, groups.indices).flatMap { all =>
         lazy val inBuckets = all.map(_._2).sum
-        if (nullable.isEmpty || countMatches(query) == inBuckets) Some(all.map(p => (p._1, p._3)))
+        if (nullable.isEmpty || countMatches(query) == inBuckets) Some(all)
         else {
           // Some matches lack a grouped value: one search per combination of NULL keys.
           val nullGroups = (1 to nullable.size).flatMap(nullable.combinations).map { absent =>
@@ -140,7 +152,7 @@ final class IndexTables4SparkAggregateReader(
             bucketed(q, groups.indices.filterNot(absent.contains))
           }
           if (nullGroups.exists(_.isEmpty)) None
-          else Some((all ++ nullGroups.flatten.flatten).map(p => (p._1, p._3)))
+          else Some(all ++ nullGroups.flatten.flatten)
         }
       }
     }
@@ -372,8 +384,8 @@ final class IndexTables4SparkAggregateReader(
 
   /** Documents matching `q`, less the deleted ones. */
   private def countMatches(q: SplitQuery): Long = (q eq query, queryJson, split.numRecords) match {
-    case (true, None, Some(n)) => n - deleted.fold(0L)(_.getLongCardinality)
-    case _ if deleted.isDefined => withHits((_, docs) => docs.length.toLong, q)
+    case (true, None, Some(n)) => n - live.fold(0L)(_.getLongCardinality)
+    case _ if live.isDefined => withHits((_, docs) => docs.length.toLong, q)
     case _ =>
       agg.countField match {
         case Some(f) =>
@@ -396,41 +408,109 @@ final class IndexTables4SparkAggregateReader(
 
   /** The partials computed here from the matching rows' stored values. */
   private def fromRows(): Seq[Partial] = {
-    val fields = agg.fetchFields
-    val names = fields.map(_.name).toArray
-    val groupAt = groups.map(g => names.indexOf(g.name))
-    val metricAt = agg.metrics.map(_.column.map(c => names.indexOf(c)).getOrElse(-1))
     val acc = new PartialAggregator(agg.metrics)
-    val decoder = new ProjectedDocDecoder(fields.zipWithIndex)
-    withHits(
-      { (segments, docs) =>
-        docs.indices.grouped(plan.batchSize).foreach { batch =>
-          val (from, until) = (batch.head, batch.last + 1)
-          val bytes =
-            try NativeDocs.projected(
-                searcher,
-                segments.slice(from, until),
-                docs.slice(from, until),
-                names,
-                split.companion)
-            catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-          decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
-            acc.add(
-              groupAt.zip(groups).map { case (i, g) =>
-                val v = r.get(i, fields(i).dataType)
-                if (v == null) null else g.keyOf(v)
-              },
-              m => r.get(metricAt(m), fields(metricAt(m)).dataType)
-            )
-          }
-        }
-      },
-      query
-    )
+    withHits(aggregateDocs(acc, agg.metrics, _, _), query)
     // Without groups Spark expects one row, even of no matches: COUNT 0, the others NULL.
     if (acc.result.isEmpty && agg.groupBy.isEmpty) Seq((Nil, PartialAggregator.empty(agg.metrics)))
     else acc.result
   }
+
+  /** Folds the docs `(segments, docs)` into `acc`, of `metrics`, from their stored values. */
+  private def aggregateDocs(
+      acc: PartialAggregator,
+      metrics: Seq[PushedMetric],
+      segments: Array[Int],
+      docs: Array[Int]): Unit = {
+    val fields = agg.fetchFields
+    val names = fields.map(_.name).toArray
+    val groupAt = groups.map(g => names.indexOf(g.name))
+    val metricAt = metrics.map(_.column.map(c => names.indexOf(c)).getOrElse(-1))
+    val decoder = new ProjectedDocDecoder(fields.zipWithIndex)
+    docs.indices.grouped(plan.batchSize).foreach { batch =>
+      val (from, until) = (batch.head, batch.last + 1)
+      val bytes =
+        try NativeDocs.projected(
+            searcher,
+            segments.slice(from, until),
+            docs.slice(from, until),
+            names,
+            split.companion)
+        catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
+      decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
+        acc.add(
+          groupAt.zip(groups).map { case (i, g) =>
+            val v = r.get(i, fields(i).dataType)
+            if (v == null) null else g.keyOf(v)
+          },
+          m => r.get(metricAt(m), fields(metricAt(m)).dataType)
+        )
+      }
+    }
+  }
+
+  /**
+   * For a split with a deletion vector whose every doc matches (no query of its own): tantivy's
+   * partials of all its docs less the partials of its deleted docs, whose values are fetched by
+   * number (a few, next to the split). None when the difference is not exact: a group's MIN or
+   * MAX may be a deleted doc's value, a floating SUM would not be the sum of the rest, an
+   * integral SUM left at 0 may be no value at all, or a group of deleted docs is not among
+   * tantivy's. A split with a query of its own is not answered so: finding which deleted docs
+   * match would list every hit, which costs as much as aggregating the rows.
+   */
+  private def lessDeleted(): Option[Seq[Partial]] =
+    if (queryJson.isDefined) None
+    else {
+      val all =
+        try { withDeleted = true; nativeGroups(docs = true) }
+        finally withDeleted = false
+      all.flatMap { a =>
+        val gone = new PartialAggregator(agg.metrics :+ CountAll)
+        val docs = deleted.get.toArray
+        aggregateDocs(gone, agg.metrics :+ CountAll, new Array[Int](docs.length), docs)
+        val removed = gone.result.map { case (k, v) => (k, v.last.asInstanceOf[Long], v.init) }
+        val out = subtract(a, removed)
+        if (out.isDefined) LessDeletedAnswers.incrementAndGet()
+        out
+      }
+    }
+
+  /** `all` less `removed`, group by group (see [[lessDeleted]]); None when not exact. */
+  private def subtract(
+      all: Seq[(Seq[Any], Long, Array[Any])],
+      removed: Seq[(Seq[Any], Long, Array[Any])]): Option[Seq[Partial]] = {
+    // Keys compared as the partial rows hold them (tantivy's keys and fetched values alike).
+    def key(k: Seq[Any]): Seq[Any] = row(k, Array.empty[Any]).toSeq(groupSchema)
+    val byKey = removed.map(r => key(r._1) -> r).toMap
+    val matched = all.map(a => a -> byKey.get(key(a._1)))
+    if (byKey.size != removed.size || matched.count(_._2.isDefined) != removed.size) return None
+    val out = matched.map {
+      case ((k, _, values), None) => Some(Some((k, values)))
+      case ((k, docs, values), Some((_, gone, goneValues))) =>
+        val left = docs - gone
+        if (left < 0) None
+        else if (left == 0)
+          Some(if (agg.groupBy.isEmpty) Some((k, PartialAggregator.empty(agg.metrics))) else None)
+        else {
+          val v = agg.metrics.indices.map(i => less(agg.metrics(i), values(i), goneValues(i)))
+          if (v.exists(_.isEmpty)) None else Some(Some((k, v.map(_.orNull).toArray[Any])))
+        }
+    }
+    if (out.exists(_.isEmpty)) None else Some(out.flatten.flatten)
+  }
+
+  private lazy val groupSchema: Seq[DataType] = agg.groupBy.map(_.dataType)
+
+  /** A partial of metric `m` less the partial `gone` of some of its rows, when exact. */
+  private def less(m: PushedMetric, all: Any, gone: Any): Option[Any] =
+    if (gone == null) Some(all)
+    else m match {
+      case CountAll | CountOf(_) => Some(all.asInstanceOf[Long] - gone.asInstanceOf[Long])
+      case SumOf(_, t) if PushedMetric.isIntegral(t) && all != null =>
+        Some(all.asInstanceOf[Long] - gone.asInstanceOf[Long]).filter(_ != 0L)
+      case MinOf(_, t) if all != null && PartialAggregator.compare(t, gone, all) > 0 => Some(all)
+      case MaxOf(_, t) if all != null && PartialAggregator.compare(t, gone, all) < 0 => Some(all)
+      case _ => None
+    }
 
   /**
    * Runs `q` for every match and hands `f` the hits' (segment, doc) numbers, less the docs the
@@ -441,7 +521,7 @@ final class IndexTables4SparkAggregateReader(
     if (limit <= 0) return f(Array.empty, Array.empty)
     if (queryJson.isEmpty && (q eq query))
       SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
-        val ids = deleted.fold(Array.tabulate(n.toInt)(identity))(
+        val ids = live.fold(Array.tabulate(n.toInt)(identity))(
           DeletionVectors.survivingOf(n, _, limit))
         return f(new Array[Int](ids.length), ids)
       }
@@ -453,7 +533,7 @@ final class IndexTables4SparkAggregateReader(
     val (segments, docs) =
       try NativeDocs.hitIds(result)
       finally result.close()
-    deleted match {
+    live match {
       case Some(d) => (f.tupled)(DeletionVectors.surviving(split, d, segments, docs, limit))
       case None => f(segments, docs)
     }
@@ -481,6 +561,12 @@ final class IndexTables4SparkAggregateReader(
 }
 
 object IndexTables4SparkAggregateReader {
+
+  /**
+   * How many splits with deleted rows answered a pushed aggregation from tantivy's partials less
+   * their deleted docs' (in this JVM): for tests and diagnostics.
+   */
+  private[spark] val LessDeletedAnswers = new java.util.concurrent.atomic.AtomicLong()
 
   /** The key under which tantivy buckets documents without a value (`missing`): NUL. */
   val NullKey: String = "\u0000"
