@@ -14,7 +14,8 @@ layout, and then, for each layout:
      a full scan of three columns (to Spark's noop sink), `--runs` times each, on the table as
      written (before step 1) and again after `--deletes` more deletes of one user each. Reports
      the medians and the after/before ratios, and checks every answer against the source rows
-     less the deleted users.
+     less the deleted users. The same for a pushed COUNT(*), COUNT(latency_ms) GROUP BY one
+     column (a different one in each run) over every row.
 tantivy's query cache is off throughout. Writes <out>/deletes.json and .md, and prints the table.
 """
 
@@ -41,6 +42,7 @@ QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 LAYOUT = "spark.indextables.write.layout"
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 USERS = 1000
+AGGREGATE_GROUPS = ("host", "level", "component", "user")
 
 
 def _twin(condition: str) -> str:
@@ -86,13 +88,26 @@ def _reads(
                 )
             )
         )
+    # A pushed aggregation over every row, grouped by a different column in each run.
+    aggregate_times = []
+    for run in range(runs):
+        column = AGGREGATE_GROUPS[(offset + run) % len(AGGREGATE_GROUPS)]
+
+        def grouped(df: DataFrame, c: str = column) -> DataFrame:
+            return df.groupBy(c).agg(F.count("*").alias("n"), F.count("latency_ms").alias("m"))
+
+        aggregate_times.append(_timed(lambda: grouped(table).collect()))
+        if _answer(grouped(table)) != _answer(grouped(source)):
+            raise SystemExit(f"{path}: GROUP BY {column} differs from the source rows")
     if table.count() != source.count():
         raise SystemExit(f"{path}: {table.count()} rows, not {source.count()}")
     return {
         "search_s": statistics.median(search_times),
         "scan_s": statistics.median(scan_times),
+        "aggregate_s": statistics.median(aggregate_times),
         "search_runs_s": search_times,
         "scan_runs_s": scan_times,
+        "aggregate_runs_s": aggregate_times,
     }
 
 
@@ -161,6 +176,7 @@ def _layout(
         "reads_after": after,
         "search_after_over_before": after["search_s"] / before["search_s"],
         "scan_after_over_before": after["scan_s"] / before["scan_s"],
+        "aggregate_after_over_before": after["aggregate_s"] / before["aggregate_s"],
     }
 
 
@@ -202,8 +218,8 @@ def main() -> int:
         "source rows less the deleted users; no DELETE rewrote a split file.",
         "",
         "| layout | search one user | DELETE one user | ratio (goal ≤ 2) | search before / after "
-        f"{args.runs + args.deletes} deletes | scan before / after |",
-        "|---|---|---|---|---|---|",
+        f"{args.runs + args.deletes} deletes | scan before / after | GROUP BY before / after |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         b, a = r["reads_before"], r["reads_after"]
@@ -211,7 +227,8 @@ def main() -> int:
             f"| {r['layout']} | {r['search_one_user_s']:.3f} s | {r['delete_one_user_s']:.3f} s | "
             f"{r['delete_over_search']:.2f} × | {b['search_s']:.3f} / {a['search_s']:.3f} s "
             f"({r['search_after_over_before']:.2f} ×) | {b['scan_s']:.3f} / {a['scan_s']:.3f} s "
-            f"({r['scan_after_over_before']:.2f} ×) |"
+            f"({r['scan_after_over_before']:.2f} ×) | {b['aggregate_s']:.3f} / "
+            f"{a['aggregate_s']:.3f} s ({r['aggregate_after_over_before']:.2f} ×) |"
         )
     lines += [
         "",
