@@ -109,6 +109,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
       if (tokenQueries && field(a).exists(_.defaultTokenized)) textEquals(a, v) else None
     case EqualTo(a, v) => field(a).flatMap(f => equalTo(f, v))
     case EqualNullSafe(a, v) if v != null => field(a).flatMap(f => equalTo(f, v))
+    case In(a, values) if field(a).exists(termSetKind) && values.count(_ != null) > 1 =>
+      field(a).flatMap(f => termSet(f, values.toSeq.filter(_ != null)))
     case In(a, values) =>
       field(a).flatMap { f =>
         val parts = values.toSeq.filter(_ != null).map(v => equalTo(f, v))
@@ -236,6 +238,32 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
     case IndexKind.Text | IndexKind.Json | IndexKind.Bytes => false
     case _ => true
   })
+
+  /** Fields whose IN list is one term set: raw strings and integers, terms as written. */
+  private def termSetKind(f: IndexedField): Boolean =
+    f.indexed && (f.kind == IndexKind.RawString || f.kind == IndexKind.I64)
+
+  /**
+   * `f IN values` as one term-set query (quickwit's `term_set`), which looks the terms up in
+   * one pass: a boolean of one term query per value costs tantivy far more per value, which a
+   * runtime filter of thousands of join keys makes plain. None for a value of another type.
+   */
+  private def termSet(f: IndexedField, values: Seq[Any]): Option[TranslatedFilter] = {
+    val terms = values.map {
+      case s: String if f.kind == IndexKind.RawString => Some(s)
+      case n @ (_: Int | _: Long | _: Short | _: Byte) if f.kind == IndexKind.I64 =>
+        Some(n.toString)
+      case _ => None
+    }
+    if (terms.exists(_.isEmpty)) None
+    else {
+      val json = FiltersToQueryConverter.mapper.createObjectNode()
+      json.put("type", "term_set")
+      val list = json.putObject("terms_per_field").putArray(f.name)
+      terms.flatten.distinct.foreach(t => list.add(t))
+      Some(TranslatedFilter(new SplitParsedQuery(json.toString), exact = true))
+    }
+  }
 
   private def equalTo(f: IndexedField, v: Any): Option[TranslatedFilter] =
     (f.kind, f.dataType, v) match {
@@ -468,4 +496,8 @@ final class FiltersToQueryConverter(schema: TableIndexSchema, tokenQueries: Bool
   }
 
   private def instant(epochSecond: Long): String = Instant.ofEpochSecond(epochSecond).toString
+}
+
+private object FiltersToQueryConverter {
+  private[filters] val mapper = new com.fasterxml.jackson.databind.ObjectMapper()
 }

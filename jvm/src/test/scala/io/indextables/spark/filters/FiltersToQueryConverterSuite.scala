@@ -138,15 +138,23 @@ class FiltersToQueryConverterSuite extends AnyFunSuite {
     refused(In("dec", Array[Any](new java.math.BigDecimal("1.50"))))
   }
 
-  test("IN is a bool of should clauses, exact when every value is, nulls dropped") {
-    val j = exact(In("l", Array[Any](1L, null, 3L)))
-    assert(j.get("type").asText === "bool", j)
-    val should = j.get("should").elements().asScala.toList
-    assert(should.size === 2)
-    assertTerm(should.head, "l", "1")
-    assertTerm(should(1), "l", "3")
+  test("IN on a raw string or an integer is one exact term set, nulls and repeats dropped") {
+    val l = exact(In("l", Array[Any](1L, null, 3L, 1L)))
+    assert(l.get("type").asText === "term_set", l)
+    assert(l.get("terms_per_field").get("l").elements().asScala.map(_.asText).toList ===
+      List("1", "3"))
+    val str = exact(In("s", Array[Any]("a", "b")))
+    assert(str.get("terms_per_field").get("s").elements().asScala.map(_.asText).toList ===
+      List("a", "b"))
+    // One value is a should clause of one term query, as `=` is.
+    assertTerm(exact(In("l", Array[Any](7L, null))).get("should").get(0), "l", "7")
+  }
+
+  test("IN on other kinds is a bool of should clauses, exact when every value is") {
     val ts = superset(In("ts", Array[Any](Instant.parse("2024-01-01T00:00:00Z"))))
     assert(ts.get("should").get(0).get("type").asText === "range")
+    val b = exact(In("b", Array[Any](true, false)))
+    assert(b.get("type").asText === "bool" && b.get("should").size === 2, b)
   }
 
   test("IN with an untranslatable value, or only nulls, is refused") {
