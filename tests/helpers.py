@@ -80,8 +80,8 @@ def assert_same_rows(actual_df: DataFrame, expected_df: DataFrame) -> None:
 
 
 def plan_nodes(plan: Any) -> list[Any]:
-    """Every node of an executed physical plan (a JVM object), through AQE wrappers and query
-    stages."""
+    """Every node of an executed physical plan (a JVM object), through AQE wrappers, query
+    stages and the plans of eagerly run commands."""
     out = []
     stack = [plan]
     while stack:
@@ -93,6 +93,8 @@ def plan_nodes(plan: Any) -> list[Any]:
         if name.endswith("QueryStageExec"):
             stack.append(n.plan())
             continue
+        if name == "CommandResultExec":
+            stack.append(n.commandPhysicalPlan())
         out.append(n)
         children = n.children()
         for i in range(children.size()):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from pathlib import Path
 from typing import Callable
 
 import pytest
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from helpers import assert_same_rows, read_table, scan_node, write_table
+from helpers import assert_same_rows, plan_nodes, read_table, scan_node, write_table
 
 pytestmark = pytest.mark.usefixtures("layout")
 
@@ -143,3 +144,36 @@ def test_partition_filters_prune_directories(
     line = scan_node(filtered)
     assert _pruned(line, "day"), f"no PartitionFilters on day and no pruned Splits k/n: {line}"
     assert_same_rows(filtered, source.filter(cond))
+
+
+def test_a_broadcast_join_narrows_the_search_to_the_keys_it_keeps(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Spark's dynamic pruning hands the keys a selective broadcast side keeps to the scan when
+    its job starts; a search then reads only the rows with those keys. (A companion scan with
+    nothing for the index to do reads Parquet instead, which takes no runtime filter.)"""
+    path = str(tmp_path / "facts")
+    facts = spark.range(0, 9000).select(
+        "id", F.concat(F.lit("u"), (F.col("id") % 50).cast("string")).alias("user")
+    )
+    for k in range(3):
+        write_table(facts.where(F.col("id") % 3 == k), path, mode="append")
+    users = spark.createDataFrame(
+        [(f"u{i}", "eu" if i < 5 else "us") for i in range(50)], "user string, region string"
+    )
+    joined = (
+        read_table(spark, path)
+        .where("id >= 0")
+        .join(F.broadcast(users.where("region = 'eu'")), "user")
+    )
+    assert_same_rows(joined, facts.join(users.where("region = 'eu'"), "user"))
+    scan = scan_node(joined)
+    assert "RuntimeFilters: [dynamicpruningexpression(user#" in scan, scan
+    joined.collect()
+    scans = [
+        n
+        for n in plan_nodes(joined._jdf.queryExecution().executedPlan())
+        if n.getClass().getSimpleName() == "BatchScanExec"
+    ]
+    # 5 of the 50 users: 900 of the 9000 rows.
+    assert sum(int(n.metrics().get("numOutputRows").get().value()) for n in scans) == 900

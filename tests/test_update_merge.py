@@ -11,7 +11,15 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from helpers import assert_same_rows, error_text, read_table, split_files, write_table
+from helpers import (
+    assert_same_rows,
+    error_text,
+    jvm,
+    plan_nodes,
+    read_table,
+    split_files,
+    write_table,
+)
 
 pytestmark = pytest.mark.usefixtures("layout")
 
@@ -129,6 +137,72 @@ def test_merge_into_with_every_clause_matches_spark(spark: SparkSession, table: 
     )
     (history,) = spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{table}'").limit(1).collect()
     assert history.operation == "MERGE"
+
+
+def _target_rows_read(statement: DataFrame) -> int:
+    """Rows the statement's scans of the table shipped to Spark (numOutputRows), from the plan
+    the eagerly run statement executed."""
+    executed = statement._jdf.queryExecution().executedPlan()
+    scans = [n for n in plan_nodes(executed) if n.getClass().getSimpleName() == "BatchScanExec"]
+    assert scans, f"no scan in the executed plan:\n{executed}"
+    return sum(int(n.metrics().get("numOutputRows").get().value()) for n in scans)
+
+
+def test_a_merge_reads_only_the_target_rows_its_source_keys_name(
+    spark: SparkSession, table: str
+) -> None:
+    """The source's keys narrow the target scan when the job starts (a runtime filter): a MERGE
+    reads the matching rows, not the table, and changes what it would have."""
+    target = _rows(spark)
+    source = spark.range(1150, 1250).select(
+        F.col("id"),
+        F.lit("merged").alias("user"),
+        F.lit("merged row").alias("msg"),
+        F.lit(7).alias("n"),
+        F.lit("eu").alias("region"),
+    )
+    source.createOrReplaceTempView("src")
+    statement = (
+        f"MERGE INTO {_name(table)} t USING src s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+    plan = "\n".join(r[0] for r in spark.sql(f"EXPLAIN {statement}").collect())
+    assert "RuntimeFilters: [dynamicpruningexpression(id#" in plan, plan
+    narrowed = jvm(spark).io.indextables.spark.read.RuntimeFiltering.narrowed()
+    result = spark.sql(statement)
+    assert jvm(spark).io.indextables.spark.read.RuntimeFiltering.narrowed() > narrowed
+    # 50 of the 100 source ids are in the table: only their rows are read (was 1200).
+    assert _target_rows_read(result) == 50
+    assert result.collect()[0].asDict() == {
+        "num_affected_rows": 100,
+        "num_updated_rows": 50,
+        "num_deleted_rows": 0,
+        "num_inserted_rows": 50,
+    }
+    expected = target.join(source.select("id"), "id", "left_anti").unionByName(source)
+    assert_same_rows(read_table(spark, table), expected)
+
+    # A DELETE whose condition is a subquery is a semi-join: narrowed the same way.
+    spark.range(0, 1200, 100).createOrReplaceTempView("gone")
+    deletion = spark.sql(f"DELETE FROM {_name(table)} WHERE id IN (SELECT id FROM gone)")
+    assert _target_rows_read(deletion) == 12
+    assert_same_rows(read_table(spark, table), expected.where("id % 100 != 0 OR id >= 1200"))
+
+
+def test_a_merge_that_must_see_unmatched_target_rows_reads_them_all(
+    spark: SparkSession, table: str
+) -> None:
+    """WHEN NOT MATCHED BY SOURCE changes rows the source does not name: no runtime filter."""
+    spark.range(1150, 1250).select("id").createOrReplaceTempView("src")
+    statement = (
+        f"MERGE INTO {_name(table)} t USING src s ON t.id = s.id "
+        "WHEN NOT MATCHED BY SOURCE AND t.n = 49 THEN DELETE"
+    )
+    plan = "\n".join(r[0] for r in spark.sql(f"EXPLAIN {statement}").collect())
+    assert "dynamicpruning" not in plan, plan
+    result = spark.sql(statement)
+    assert _target_rows_read(result) == 1200
+    assert_same_rows(read_table(spark, table), _rows(spark).where("n != 49 OR id >= 1150"))
 
 
 def test_merge_whose_source_matches_a_row_twice_fails_and_changes_nothing(

@@ -2,7 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, V2IndexQueryExpressionRule}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
@@ -29,6 +29,8 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule { session =>
       V2IndexQueryExpressionRule(session, V2IndexQueryExpressionRule.Optimization)
     }
+
+    extensions.injectPreCBORule(_ => RowLevelKeyFilter)
 
     // Planner
     extensions.injectPlannerStrategy(_ => IndexQueryPlanCheck)

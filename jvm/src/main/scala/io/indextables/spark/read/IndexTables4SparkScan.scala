@@ -1,30 +1,43 @@
 package io.indextables.spark.read
 
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan}
-import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, SupportsRuntimeFiltering}
+import org.apache.spark.sql.sources.{Filter, In}
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.config.IndexTablesConf
-import io.indextables.spark.filters.MixedBooleanFilter
 import io.indextables.spark.read.aggregate.AggregatePlan
+import io.indextables.spark.schema.IndexKind
 import io.indextables.spark.transaction.Snapshot
 
 /**
  * The search route's scan, and the pushed-aggregate route's: the splits left after pruning,
  * grouped into read tasks, and the query every task runs (and the aggregation it answers).
- * Immutable.
  * `description` shows what was pushed, so EXPLAIN and the physical plan tell the truth.
+ *
+ * A search may be narrowed once more when its job starts (`SupportsRuntimeFiltering`): Spark
+ * hands it the values a join's other side holds for a key column (a MERGE's source keys, see
+ * `catalyst/MergeKeyFilter`, or Spark's dynamic pruning of a join), and the scan re-plans with
+ * them as one more filter: splits whose statistics exclude every value are dropped, and the
+ * others search for the values. Spark still joins on the key, so the narrowing only saves work.
+ * The re-planned tasks carry their own [[ReadPlan]] ([[RuntimeFilteredGroup]]), as the reader
+ * factory was made before the values were known. Otherwise immutable.
+ *
+ * @param in    what the scan was planned from, for re-planning with runtime filters
+ * @param plan  what every task shares
+ * @param groups the read tasks
  */
-final class IndexTables4SparkScan(
+final class IndexTables4SparkScan private (
+    in: ScanInputs,
     plan: ReadPlan,
-    groups: Seq[SplitGroup],
-    totalSplits: Int,
-    pushedFilters: Seq[Filter],
-    indexQuery: Option[MixedBooleanFilter],
-    private[spark] val snapshot: Snapshot) extends Scan with Batch {
+    groups: Seq[SplitGroup]) extends Scan with Batch with SupportsRuntimeFiltering {
+
+  // Set once, on the driver, by `filter` before Spark plans the partitions again.
+  @volatile private var narrowed: Option[IndexTables4SparkScan] = None
 
   override def readSchema(): StructType = plan.readSchema
 
+  private[spark] def snapshot: Snapshot = in.table.snapshot
   private[spark] def tablePath: String = plan.tablePath
   private[spark] def readPlan: ReadPlan = plan
   private[spark] def splitGroups: Seq[SplitGroup] = groups
@@ -33,10 +46,51 @@ final class IndexTables4SparkScan(
 
   override def toBatch: Batch = this
 
-  override def planInputPartitions(): Array[InputPartition] = groups.toArray[InputPartition]
+  override def planInputPartitions(): Array[InputPartition] = narrowed match {
+    case Some(s) =>
+      s.splitGroups.map(g => RuntimeFilteredGroup(g, s.readPlan): InputPartition).toArray
+    case None => groups.toArray[InputPartition]
+  }
 
   override def createReaderFactory(): PartitionReaderFactory =
     new IndexTables4SparkPartitionReaderFactory(plan)
+
+  /**
+   * The columns a runtime filter can narrow a search by: of the columns the scan reads (Spark
+   * resolves each against them), the partition columns (pruning), and the stored raw-string
+   * and integer columns every split indexes (pruning by statistics, and an exact term search).
+   * None for a pushed aggregation, whose partials must cover the scan.
+   */
+  override def filterAttributes(): Array[NamedReference] =
+    if (aggregatePushed) Array.empty
+    else {
+      val keys = plan.readSchema.fieldNames.filter(in.table.schema.fieldNames.contains).filter {
+        c =>
+          in.table.partitionColumns.contains(c) || in.filters.variants.schemas.forall {
+            case (schema, _) => schema.field(c).exists(f =>
+                f.indexed && f.stored && (f.kind == IndexKind.RawString || f.kind == IndexKind.I64))
+          }
+      }
+      keys.map(c => Expressions.column(c): NamedReference)
+    }
+
+  /**
+   * Narrows the search by `runtime` (conjuncts on [[filterAttributes]]): the scan is planned
+   * again with them added to its filters. An IN of no value matches no row.
+   */
+  override def filter(runtime: Array[Filter]): Unit = {
+    val allowed = filterAttributes().map(_.fieldNames.mkString(".")).toSet
+    val usable = runtime.toSeq.filter(_.references.forall(allowed.contains))
+    if (usable.nonEmpty) {
+      val filters = FilterPushdown.of(in.table, in.filters.filters ++ usable)
+      val none = usable.exists { case In(_, vs) => vs.isEmpty; case _ => false }
+      val narrowedIn = in.copy(filters = filters)
+      narrowed = Some(
+        if (none) new IndexTables4SparkScan(narrowedIn, plan, Nil)
+        else IndexTables4SparkScan.plan(narrowedIn, None))
+      RuntimeFiltering.narrowed.incrementAndGet()
+    }
+  }
 
   override def description(): String = {
     // One query per doc mapping the splits were written with; mostly one.
@@ -45,13 +99,25 @@ final class IndexTables4SparkScan(
       case Seq(q) => q
       case qs => qs.mkString("[", " | ", "]")
     }
-    val iq = indexQuery.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
+    val iq = in.table.mixedFilter.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
     val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
-    s"IndexTablesScan ${plan.tablePath} (version ${snapshot.version}) " +
-      s"PushedFilters: [${pushedFilters.mkString(", ")}], $iq${agg}PushedQuery: $query$limit, " +
-      s"Splits: ${groups.map(_.splits.size).sum}/$totalSplits, Tasks: ${groups.size}"
+    s"${in.header}, $iq${agg}PushedQuery: $query$limit, " +
+      s"Splits: ${groups.map(_.splits.size).sum}/${in.files.size}, Tasks: ${groups.size}"
   }
+}
+
+/**
+ * A read task of a search narrowed by runtime filters: its splits, and the plan (the narrowed
+ * query) they are read with.
+ */
+final case class RuntimeFilteredGroup(group: SplitGroup, plan: ReadPlan) extends InputPartition {
+  override def preferredLocations(): Array[String] = group.preferredLocations()
+}
+
+/** How many scans runtime filters narrowed in this JVM (tests assert the narrowing happened). */
+object RuntimeFiltering {
+  val narrowed = new java.util.concurrent.atomic.AtomicLong()
 }
 
 private[read] object IndexTables4SparkScan {
@@ -70,11 +136,8 @@ private[read] object IndexTables4SparkScan {
       case gs => gs
     }
     new IndexTables4SparkScan(
+      in,
       in.readPlan(aggregate),
-      SplitGroups.placed(grouped, SplitPlacement.live(sc)),
-      in.files.size,
-      in.filters.pushed,
-      in.table.mixedFilter,
-      in.table.snapshot)
+      SplitGroups.placed(grouped, SplitPlacement.live(sc)))
   }
 }
