@@ -17,10 +17,11 @@ import org.roaringbitmap.RoaringBitmap
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
 import io.indextables.spark.read.{DeletionVectors, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.schema.{IndexKind, IntegerTypes}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes}
 import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
@@ -426,9 +427,31 @@ final class IndexTables4SparkAggregateReader(
       segments: Array[Int],
       docs: Array[Int]): Unit = {
     val fields = agg.fetchFields
-    val names = fields.map(_.name).toArray
+    val add = adder(acc, metrics)
+    fetchDocs(fields, segments, docs)(r => add(i => r.get(i, fields(i).dataType)))
+  }
+
+  /**
+   * Adds one row to `acc`, of `metrics`, given its value of each of [[AggregatePlan.fetchFields]]
+   * by index.
+   */
+  private def adder(acc: PartialAggregator, metrics: Seq[PushedMetric]): (Int => Any) => Unit = {
+    val names = agg.fetchFields.map(_.name)
     val groupAt = groups.map(g => names.indexOf(g.name))
     val metricAt = metrics.map(_.column.map(c => names.indexOf(c)).getOrElse(-1))
+    value =>
+      acc.add(
+        groupAt.zip(groups).map { case (i, g) =>
+          val v = value(i)
+          if (v == null) null else g.keyOf(v)
+        },
+        m => value(metricAt(m)))
+  }
+
+  /** Hands `f` a row of the stored `fields` of each doc `(segments, docs)`, in their order. */
+  private def fetchDocs(fields: Seq[IndexedField], segments: Array[Int], docs: Array[Int])(
+      f: InternalRow => Unit): Unit = {
+    val names = fields.map(_.name).toArray
     val decoder = new ProjectedDocDecoder(fields.zipWithIndex)
     docs.indices.grouped(plan.batchSize).foreach { batch =>
       val (from, until) = (batch.head, batch.last + 1)
@@ -440,16 +463,53 @@ final class IndexTables4SparkAggregateReader(
             names,
             split.companion)
         catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-      decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
-        acc.add(
-          groupAt.zip(groups).map { case (i, g) =>
-            val v = r.get(i, fields(i).dataType)
-            if (v == null) null else g.keyOf(v)
-          },
-          m => r.get(metricAt(m), fields(metricAt(m)).dataType)
-        )
-      }
+      decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach(f)
     }
+  }
+
+  /**
+   * The values of [[AggregatePlan.fetchFields]] of the deleted docs `docs` (the vector's, in
+   * order), one array per field: the columns [[DeletedDocValues]] holds for this split and
+   * vector from there, the others fetched (only they: a doc's fetch costs more the more columns
+   * it returns) and kept there, within `cache.deletedValues.maxSize`.
+   */
+  private def deletedValues(docs: Array[Int]): Array[Array[Any]] = {
+    val fields = agg.fetchFields
+    val keys =
+      fields.map(DeletedDocValues.Key(plan.tablePath, split.path, split.deletionVector.get, _))
+    val cached = keys.map(DeletedDocValues.get(_).map(_.values))
+    val missing = fields.indices.filter(cached(_).isEmpty)
+    DeletedValuesHits.addAndGet(fields.size - missing.size)
+    if (missing.isEmpty) cached.map(_.get).toArray
+    else {
+      val fetched = missing.map(_ => new Array[Any](docs.length))
+      var d = 0
+      fetchDocs(missing.map(fields), new Array[Int](docs.length), docs) { r =>
+        missing.indices.foreach { i =>
+          // A fetched string points into its batch's buffer: copied, it keeps only itself.
+          fetched(i)(d) = r.get(i, fields(missing(i)).dataType) match {
+            case s: UTF8String => s.copy()
+            case v => v
+          }
+        }
+        d += 1
+      }
+      if (d != docs.length)
+        throw IndexTablesErrors.nativeDataUnexpected(
+          s"${docs.length} deleted docs of ${split.path} fetched as $d")
+      val maxBytes = deletedValuesMaxBytes
+      if (maxBytes > 0) missing.indices.foreach { i =>
+        DeletedDocValues.put(keys(missing(i)), new DeletedDocValues.Values(fetched(i)), maxBytes)
+      }
+      fields.indices.map(i => cached(i).getOrElse(fetched(missing.indexOf(i)))).toArray
+    }
+  }
+
+  /** `cache.deletedValues.maxSize`, as the driver put it in the Hadoop configuration. */
+  private def deletedValuesMaxBytes: Long = {
+    val entry = IndexTablesConf.DeletedValuesCacheMaxSize
+    val set = Option(plan.hadoopConf.value.getTrimmed(entry.key)).filter(_.nonEmpty)
+    IndexTablesOptions(set.map(entry.key -> _).toMap).get(entry)
   }
 
   /**
@@ -467,7 +527,9 @@ final class IndexTables4SparkAggregateReader(
       nativeGroups(docs = true, gone = None).flatMap { a =>
         val gone = new PartialAggregator(agg.metrics :+ CountAll)
         val docs = deleted.get.toArray
-        aggregateDocs(gone, agg.metrics :+ CountAll, new Array[Int](docs.length), docs)
+        val values = deletedValues(docs)
+        val add = adder(gone, agg.metrics :+ CountAll)
+        docs.indices.foreach(d => add(i => values(i)(d)))
         val removed = gone.result.map { case (k, v) => (k, v.last.asInstanceOf[Long], v.init) }
         val out = subtract(a, removed)
         if (out.isDefined) LessDeletedAnswers.incrementAndGet()
@@ -571,6 +633,12 @@ object IndexTables4SparkAggregateReader {
    * their deleted docs' (in this JVM): for tests and diagnostics.
    */
   private[spark] val LessDeletedAnswers = new java.util.concurrent.atomic.AtomicLong()
+
+  /**
+   * How many columns of their deleted docs' values splits with deleted rows took from
+   * [[DeletedDocValues]] instead of fetching them (in this JVM): for tests and diagnostics.
+   */
+  private[spark] val DeletedValuesHits = new java.util.concurrent.atomic.AtomicLong()
 
   /** The key under which tantivy buckets documents without a value (`missing`): NUL. */
   val NullKey: String = "\u0000"
