@@ -630,6 +630,16 @@ object IndexTablesConf {
     min = 0L,
     max = Long.MaxValue
   )
+  val DeletedValuesCacheMaxSize: ConfEntry[Long] = bytes(
+    "spark.indextables.cache.deletedValues.maxSize",
+    128L << 20,
+    "Most bytes (estimated) of deleted docs' values that pushed aggregations over splits with " +
+      "deletion vectors keep per JVM, by split, vector and column, so that a later aggregation " +
+      "of a split fetches only the columns none read before; least recently used dropped " +
+      "first; 0 keeps none.",
+    min = 0L,
+    max = Long.MaxValue
+  )
 
   /** Settings whose values are secrets: never printed, logged or recorded. */
   val Secrets: Seq[ConfEntry[String]] = Seq(
@@ -673,7 +683,8 @@ object IndexTablesConf {
     AzureBlockSize,
     AzureMaxConcurrency,
     SplitCacheDirectory,
-    SplitCacheMaxSize
+    SplitCacheMaxSize,
+    DeletedValuesCacheMaxSize
   )
 
   /** Every entry, in the order above. */

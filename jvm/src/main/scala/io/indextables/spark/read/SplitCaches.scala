@@ -3,15 +3,16 @@ package io.indextables.spark.read
 import scala.collection.JavaConverters._
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.read.aggregate.DeletedDocValues
 import io.indextables.spark.storage.{LocalSplitCache, SplitFileGate}
 import io.indextables.tantivy4java.split.SplitCacheManager
 
 /**
  * The caches a JVM keeps for reading splits, and what the cache commands do to them: the pooled
  * searchers ([[SplitSearchEngine]]), tantivy4java's in-memory caches (one per cache manager),
- * its L2 disk cache, and the local copies of splits from Azure and HDFS ([[LocalSplitCache]]).
- * Each operation acts on the JVM it runs in; the commands run it on every JVM of the
- * application.
+ * its L2 disk cache, the local copies of splits from Azure and HDFS ([[LocalSplitCache]]), and
+ * the deleted docs' values of pushed aggregations (`aggregate.DeletedDocValues`). Each
+ * operation acts on the JVM it runs in; the commands run it on every JVM of the application.
  */
 object SplitCaches {
 
@@ -78,9 +79,13 @@ object SplitCaches {
   /** What FLUSH SEARCHER CACHE freed in one JVM. */
   final case class SearcherFlush(searchersClosed: Int, cacheManagers: Int, bytesFreed: Long)
 
-  /** Closes the pooled searchers and empties every cache manager's in-memory caches. */
+  /**
+   * Closes the pooled searchers and empties every cache manager's in-memory caches, and the
+   * deleted docs' values pushed aggregations keep ([[DeletedDocValues]]).
+   */
   def flushSearchers(): SearcherFlush = {
     val closed = SplitSearchEngine.closeIdle()
+    DeletedDocValues.clear()
     val flushed = managers.map(_.flushAllCaches())
     SearcherFlush(closed, flushed.size, flushed.map(_.getBytesFreed).sum)
   }

@@ -6,13 +6,15 @@ import java.nio.file.Files
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.{col, expr}
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesTestBase
 import io.indextables.spark.config.IndexTablesOptions
 import io.indextables.spark.extensions.ExtensionsSession
-import io.indextables.spark.read.aggregate.IndexTables4SparkAggregateReader
-import io.indextables.spark.transaction.{AddAction, TableFeatures, TransactionLog}
+import io.indextables.spark.read.aggregate.{DeletedDocValues, IndexTables4SparkAggregateReader}
+import io.indextables.spark.schema.{IndexKind, IndexedField}
+import io.indextables.spark.transaction.{AddAction, DeletionVectorDescriptor, TableFeatures, TransactionLog}
 import io.indextables.spark.write.DeletionCommit
 
 /**
@@ -216,6 +218,87 @@ class DeletionVectorReadSuite extends IndexTablesTestBase {
         .load(path)
       assert(sorted(old) == sorted(surviving(Seq(cond, "id % 5 = 1"))))
     }
+  }
+
+  Seq("splits", "companion").foreach { layout =>
+    test(s"$layout: a split's deleted docs' values are fetched once per column and vector") {
+      import IndexTables4SparkAggregateReader.{DeletedValuesHits, LessDeletedAnswers}
+      val path = table(layout)
+      val first = Seq("id % 7 = 3")
+      delete(path, first.head)
+      // Every split (two partitions, four appends) has a vector.
+      assert(log(path).snapshot().allFiles.count(_.deletionVector.isDefined) == 8)
+      DeletedDocValues.clear()
+      val (hits, answered) = (DeletedValuesHits.get(), LessDeletedAnswers.get())
+      val bySkey = same(path, first, "SELECT s, COUNT(*), COUNT(i), SUM(id) FROM t GROUP BY s")
+      assert(bySkey.contains("PushedAggregation"), bySkey)
+      assert(LessDeletedAnswers.get() == answered + 8)
+      // The first aggregation fetched each split's deleted docs' s, i and id.
+      assert(DeletedValuesHits.get() == hits)
+      assert(DeletedDocValues.usage._1 == 8 * 3)
+      // Grouped by another column: each split's deleted values of i and id come from the cache.
+      val byI = same(path, first, "SELECT i, COUNT(*), SUM(id) FROM t GROUP BY i")
+      assert(byI.contains("PushedAggregation"), byI)
+      assert(DeletedValuesHits.get() == hits + 8 * 2)
+      assert(LessDeletedAnswers.get() == answered + 16)
+      // A column not read yet (d) is fetched, alone; i comes from the cache.
+      same(path, first, "SELECT i, COUNT(*), COUNT(d) FROM t GROUP BY i")
+      assert(DeletedValuesHits.get() == hits + 8 * 3)
+      assert(DeletedDocValues.usage._1 == 8 * 4)
+
+      // A second DELETE writes new vectors: the old vectors' values are not used.
+      val both = first :+ "id % 5 = 1"
+      delete(path, both(1))
+      val again = same(path, both, "SELECT s, COUNT(*), SUM(i), COUNT(d) FROM t GROUP BY s")
+      assert(again.contains("PushedAggregation"), again)
+      assert(DeletedValuesHits.get() == hits + 8 * 3)
+      same(path, both, "SELECT i, COUNT(*), COUNT(d) FROM t GROUP BY i")
+      assert(DeletedValuesHits.get() == hits + 8 * 5)
+      assert(LessDeletedAnswers.get() > answered + 24)
+
+      // FLUSH SEARCHER CACHE empties it; with no room for them, none is kept, and the answers
+      // are the same.
+      assert(DeletedDocValues.usage._1 > 0)
+      spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+      assert(DeletedDocValues.usage == ((0, 0L)))
+      spark.conf.set("spark.indextables.cache.deletedValues.maxSize", "0")
+      try {
+        same(path, both, "SELECT s, COUNT(*), SUM(i) FROM t GROUP BY s")
+        same(path, both, "SELECT s, COUNT(*), SUM(i) FROM t GROUP BY s")
+        assert(DeletedValuesHits.get() == hits + 8 * 5)
+        assert(DeletedDocValues.usage == ((0, 0L)))
+      } finally spark.conf.unset("spark.indextables.cache.deletedValues.maxSize")
+    }
+  }
+
+  test("the deleted docs' values cache keeps the most recently used within its bytes") {
+    def vector(n: Int) = DeletionVectorDescriptor("r", s"dv$n.bin", Some(1), 10, 2L)
+    val field = IndexedField("s", StringType, IndexKind.RawString)
+    def key(split: String, n: Int, f: IndexedField = field) =
+      DeletedDocValues.Key("/t", split, vector(n), f)
+    def values(s: String) =
+      new DeletedDocValues.Values(Array[Any](UTF8String.fromString(s), null))
+    val one = values("x" * 100)
+    val max = one.bytes * 2
+    DeletedDocValues.clear()
+    DeletedDocValues.put(key("a", 1), one, max)
+    DeletedDocValues.put(key("a", 2), values("y" * 100), max)
+    assert(DeletedDocValues.get(key("a", 1)).contains(one)) // now the most recently used
+    DeletedDocValues.put(key("a", 3), values("z" * 100), max)
+    assert(DeletedDocValues.get(key("a", 2)).isEmpty)
+    assert(DeletedDocValues.get(key("a", 1)).isDefined && DeletedDocValues.get(key(
+      "a",
+      3)).isDefined)
+    assert(DeletedDocValues.usage == ((2, max)))
+    // Another split, vector or column (or the column read as another kind) is another entry.
+    assert(DeletedDocValues.get(key("b", 1)).isEmpty)
+    assert(DeletedDocValues.get(key("a", 4)).isEmpty)
+    assert(DeletedDocValues.get(key("a", 1, field.copy(name = "t"))).isEmpty)
+    assert(DeletedDocValues.get(key("a", 1, field.copy(kind = IndexKind.Text))).isEmpty)
+    // Values larger than the bound are not kept.
+    DeletedDocValues.put(key("a", 5), values("w" * 1000), max)
+    assert(DeletedDocValues.get(key("a", 5)).isEmpty)
+    DeletedDocValues.clear()
   }
 
   test("a damaged or missing vector file fails the read, naming it") {

@@ -12,14 +12,16 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
+import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
 import io.indextables.spark.read.{DeletionVectors, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.schema.{IndexKind, IntegerTypes}
+import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes}
 import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
@@ -72,11 +74,9 @@ final class IndexTables4SparkAggregateReader(
   private lazy val query: SplitQuery =
     queryJson.map(new SplitParsedQuery(_)).getOrElse(new SplitMatchAllQuery())
 
-  // The split's deleted docs: none of them is counted or aggregated.
+  // The split's deleted docs: none of them is counted or aggregated, except by lessDeleted,
+  // which passes None as the docs to leave out (`gone`) to take every doc.
   private lazy val deleted = DeletionVectors.of(plan, split)
-  // While set, counts and hits take the deleted docs too (see lessDeleted).
-  private var withDeleted = false
-  private def live = if (withDeleted) None else deleted
 
   private val groups = agg.dataGroups
   // The groups whose NULL keys tantivy buckets under NullKey (see the class comment).
@@ -118,7 +118,7 @@ final class IndexTables4SparkAggregateReader(
   private def compute(): Seq[InternalRow] = {
     val partials: Seq[Partial] =
       if (groups.isEmpty && agg.metrics.forall(_ == CountAll)) {
-        val n = countMatches(query)
+        val n = countMatches(query, deleted)
         if (n == 0 && agg.groupBy.nonEmpty) Nil
         else Seq((Nil, Array.fill[Any](agg.metrics.size)(n)))
       } else if (deleted.isDefined) lessDeleted().getOrElse(fromRows())
@@ -128,28 +128,30 @@ final class IndexTables4SparkAggregateReader(
 
   /** The partials from tantivy's aggregations, or None when they are not exact. */
   private def native(): Option[Seq[Partial]] =
-    nativeGroups(agg.needsDocCount || agg.groupBy.nonEmpty).map(_.map(p => (p._1, p._3)))
+    nativeGroups(agg.needsDocCount || agg.groupBy.nonEmpty, deleted).map(_.map(p => (p._1, p._3)))
 
   /**
    * Each group's keys, document count (-1 unless `docs` or grouped) and partials, from
-   * tantivy's aggregations; None when they are not exact.
+   * tantivy's aggregations; None when they are not exact. Document counts leave out the docs
+   * `gone` (tantivy's metrics take every doc: see [[lessDeleted]]).
    */
-  private def nativeGroups(docs: Boolean): Option[Seq[(Seq[Any], Long, Array[Any])]] =
+  private def nativeGroups(docs: Boolean, gone: Option[RoaringBitmap])
+      : Option[Seq[(Seq[Any], Long, Array[Any])]] =
     if (groups.isEmpty) {
-      val n = if (docs || agg.groupBy.nonEmpty) countMatches(query) else -1L
+      val n = if (docs || agg.groupBy.nonEmpty) countMatches(query, gone) else -1L
       if (n == 0 && agg.groupBy.nonEmpty) Some(Nil)
       else metricsOf(runAggregation(query, metricAggregations), n).map(v => Seq((Nil, n, v)))
     } else {
-      bucketed(query, groups.indices).flatMap { all =>
+      bucketed(query, groups.indices, gone).flatMap { all =>
         lazy val inBuckets = all.map(_._2).sum
-        if (nullable.isEmpty || countMatches(query) == inBuckets) Some(all)
+        if (nullable.isEmpty || countMatches(query, gone) == inBuckets) Some(all)
         else {
           // Some matches lack a grouped value: one search per combination of NULL keys.
           val nullGroups = (1 to nullable.size).flatMap(nullable.combinations).map { absent =>
             val q = absent.foldLeft(new SplitBooleanQuery().addMust(query)) { (b, i) =>
               b.addMustNot(new SplitExistsQuery(groups(i).name))
             }
-            bucketed(q, groups.indices.filterNot(absent.contains))
+            bucketed(q, groups.indices.filterNot(absent.contains), gone)
           }
           if (nullGroups.exists(_.isEmpty)) None
           else Some(all ++ nullGroups.flatten.flatten)
@@ -160,13 +162,15 @@ final class IndexTables4SparkAggregateReader(
   /**
    * The groups of the matches of `q` that have a value in each of the data groups `present`
    * (the others are NULL): keys in the order of [[AggregatePlan.dataGroups]], document count,
-   * partials. None when a terms list may have been cut or a value is not exact.
+   * partials. None when a terms list may have been cut or a value is not exact. A group of no
+   * bucket (every group NULL) counts its matches less the docs `gone`.
    */
   private def bucketed(
       q: SplitQuery,
-      present: Seq[Int]): Option[Seq[(Seq[Any], Long, Array[Any])]] =
+      present: Seq[Int],
+      gone: Option[RoaringBitmap]): Option[Seq[(Seq[Any], Long, Array[Any])]] =
     if (present.isEmpty) {
-      val n = countMatches(q)
+      val n = countMatches(q, gone)
       if (n == 0) Some(Nil)
       else {
         val keys = Seq.fill[Any](groups.size)(null)
@@ -382,34 +386,35 @@ final class IndexTables4SparkAggregateReader(
   private def exactLong(d: Double): Option[Any] =
     if (d.isWhole && math.abs(d) <= MaxExactDouble) Some(d.toLong) else None
 
-  /** Documents matching `q`, less the deleted ones. */
-  private def countMatches(q: SplitQuery): Long = (q eq query, queryJson, split.numRecords) match {
-    case (true, None, Some(n)) => n - live.fold(0L)(_.getLongCardinality)
-    case _ if live.isDefined => withHits((_, docs) => docs.length.toLong, q)
-    case _ =>
-      agg.countField match {
-        case Some(f) =>
-          // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
-          // documents without a value are listed instead (usually few).
-          val r = runAggregation(q, Map("n" -> new CountAggregation("n", f)))("n") match {
-            case c: CountResult => c.getCount
-            case other =>
-              throw IndexTablesErrors.nativeDataUnexpected(s"value_count on $f gave $other")
-          }
-          // A column the filters hold non-null has a value in every match of the split's query.
-          if ((q eq query) && agg.nonNullColumns.contains(f)) r
-          else {
-            val missing = new SplitBooleanQuery().addMust(q).addMustNot(new SplitExistsQuery(f))
-            r + withHits((_, docs) => docs.length.toLong, missing)
-          }
-        case None => withHits((_, docs) => docs.length.toLong, q)
-      }
-  }
+  /** Documents matching `q`, less the docs `gone` (the deleted ones, or None). */
+  private def countMatches(q: SplitQuery, gone: Option[RoaringBitmap]): Long =
+    (q eq query, queryJson, split.numRecords) match {
+      case (true, None, Some(n)) => n - gone.fold(0L)(_.getLongCardinality)
+      case _ if gone.isDefined => withHits((_, docs) => docs.length.toLong, q, gone)
+      case _ =>
+        agg.countField match {
+          case Some(f) =>
+            // Listing hits costs tantivy4java ~17 us each; a value count costs next to nothing. The
+            // documents without a value are listed instead (usually few).
+            val r = runAggregation(q, Map("n" -> new CountAggregation("n", f)))("n") match {
+              case c: CountResult => c.getCount
+              case other =>
+                throw IndexTablesErrors.nativeDataUnexpected(s"value_count on $f gave $other")
+            }
+            // A column the filters hold non-null has a value in every match of the split's query.
+            if ((q eq query) && agg.nonNullColumns.contains(f)) r
+            else {
+              val missing = new SplitBooleanQuery().addMust(q).addMustNot(new SplitExistsQuery(f))
+              r + withHits((_, docs) => docs.length.toLong, missing, None)
+            }
+          case None => withHits((_, docs) => docs.length.toLong, q, None)
+        }
+    }
 
   /** The partials computed here from the matching rows' stored values. */
   private def fromRows(): Seq[Partial] = {
     val acc = new PartialAggregator(agg.metrics)
-    withHits(aggregateDocs(acc, agg.metrics, _, _), query)
+    withHits(aggregateDocs(acc, agg.metrics, _, _), query, deleted)
     // Without groups Spark expects one row, even of no matches: COUNT 0, the others NULL.
     if (acc.result.isEmpty && agg.groupBy.isEmpty) Seq((Nil, PartialAggregator.empty(agg.metrics)))
     else acc.result
@@ -422,9 +427,31 @@ final class IndexTables4SparkAggregateReader(
       segments: Array[Int],
       docs: Array[Int]): Unit = {
     val fields = agg.fetchFields
-    val names = fields.map(_.name).toArray
+    val add = adder(acc, metrics)
+    fetchDocs(fields, segments, docs)(r => add(i => r.get(i, fields(i).dataType)))
+  }
+
+  /**
+   * Adds one row to `acc`, of `metrics`, given its value of each of [[AggregatePlan.fetchFields]]
+   * by index.
+   */
+  private def adder(acc: PartialAggregator, metrics: Seq[PushedMetric]): (Int => Any) => Unit = {
+    val names = agg.fetchFields.map(_.name)
     val groupAt = groups.map(g => names.indexOf(g.name))
     val metricAt = metrics.map(_.column.map(c => names.indexOf(c)).getOrElse(-1))
+    value =>
+      acc.add(
+        groupAt.zip(groups).map { case (i, g) =>
+          val v = value(i)
+          if (v == null) null else g.keyOf(v)
+        },
+        m => value(metricAt(m)))
+  }
+
+  /** Hands `f` a row of the stored `fields` of each doc `(segments, docs)`, in their order. */
+  private def fetchDocs(fields: Seq[IndexedField], segments: Array[Int], docs: Array[Int])(
+      f: InternalRow => Unit): Unit = {
+    val names = fields.map(_.name).toArray
     val decoder = new ProjectedDocDecoder(fields.zipWithIndex)
     docs.indices.grouped(plan.batchSize).foreach { batch =>
       val (from, until) = (batch.head, batch.last + 1)
@@ -436,16 +463,53 @@ final class IndexTables4SparkAggregateReader(
             names,
             split.companion)
         catch { case e: Exception => throw IndexTablesErrors.splitReadFailed(split.path, e) }
-      decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach { r =>
-        acc.add(
-          groupAt.zip(groups).map { case (i, g) =>
-            val v = r.get(i, fields(i).dataType)
-            if (v == null) null else g.keyOf(v)
-          },
-          m => r.get(metricAt(m), fields(metricAt(m)).dataType)
-        )
-      }
+      decoder.decode(bytes, () => new GenericInternalRow(names.length)).foreach(f)
     }
+  }
+
+  /**
+   * The values of [[AggregatePlan.fetchFields]] of the deleted docs `docs` (the vector's, in
+   * order), one array per field: the columns [[DeletedDocValues]] holds for this split and
+   * vector from there, the others fetched (only they: a doc's fetch costs more the more columns
+   * it returns) and kept there, within `cache.deletedValues.maxSize`.
+   */
+  private def deletedValues(docs: Array[Int]): Array[Array[Any]] = {
+    val fields = agg.fetchFields
+    val keys =
+      fields.map(DeletedDocValues.Key(plan.tablePath, split.path, split.deletionVector.get, _))
+    val cached = keys.map(DeletedDocValues.get(_).map(_.values))
+    val missing = fields.indices.filter(cached(_).isEmpty)
+    DeletedValuesHits.addAndGet(fields.size - missing.size)
+    if (missing.isEmpty) cached.map(_.get).toArray
+    else {
+      val fetched = missing.map(_ => new Array[Any](docs.length))
+      var d = 0
+      fetchDocs(missing.map(fields), new Array[Int](docs.length), docs) { r =>
+        missing.indices.foreach { i =>
+          // A fetched string points into its batch's buffer: copied, it keeps only itself.
+          fetched(i)(d) = r.get(i, fields(missing(i)).dataType) match {
+            case s: UTF8String => s.copy()
+            case v => v
+          }
+        }
+        d += 1
+      }
+      if (d != docs.length)
+        throw IndexTablesErrors.nativeDataUnexpected(
+          s"${docs.length} deleted docs of ${split.path} fetched as $d")
+      val maxBytes = deletedValuesMaxBytes
+      if (maxBytes > 0) missing.indices.foreach { i =>
+        DeletedDocValues.put(keys(missing(i)), new DeletedDocValues.Values(fetched(i)), maxBytes)
+      }
+      fields.indices.map(i => cached(i).getOrElse(fetched(missing.indexOf(i)))).toArray
+    }
+  }
+
+  /** `cache.deletedValues.maxSize`, as the driver put it in the Hadoop configuration. */
+  private def deletedValuesMaxBytes: Long = {
+    val entry = IndexTablesConf.DeletedValuesCacheMaxSize
+    val set = Option(plan.hadoopConf.value.getTrimmed(entry.key)).filter(_.nonEmpty)
+    IndexTablesOptions(set.map(entry.key -> _).toMap).get(entry)
   }
 
   /**
@@ -460,13 +524,12 @@ final class IndexTables4SparkAggregateReader(
   private def lessDeleted(): Option[Seq[Partial]] =
     if (queryJson.isDefined) None
     else {
-      val all =
-        try { withDeleted = true; nativeGroups(docs = true) }
-        finally withDeleted = false
-      all.flatMap { a =>
+      nativeGroups(docs = true, gone = None).flatMap { a =>
         val gone = new PartialAggregator(agg.metrics :+ CountAll)
         val docs = deleted.get.toArray
-        aggregateDocs(gone, agg.metrics :+ CountAll, new Array[Int](docs.length), docs)
+        val values = deletedValues(docs)
+        val add = adder(gone, agg.metrics :+ CountAll)
+        docs.indices.foreach(d => add(i => values(i)(d)))
         val removed = gone.result.map { case (k, v) => (k, v.last.asInstanceOf[Long], v.init) }
         val out = subtract(a, removed)
         if (out.isDefined) LessDeletedAnswers.incrementAndGet()
@@ -513,15 +576,18 @@ final class IndexTables4SparkAggregateReader(
     }
 
   /**
-   * Runs `q` for every match and hands `f` the hits' (segment, doc) numbers, less the docs the
-   * split's deletion vector deletes.
+   * Runs `q` for every match and hands `f` the hits' (segment, doc) numbers, less the docs
+   * `gone` (the split's deleted docs, or None).
    */
-  private def withHits[T](f: (Array[Int], Array[Int]) => T, q: SplitQuery): T = {
+  private def withHits[T](
+      f: (Array[Int], Array[Int]) => T,
+      q: SplitQuery,
+      gone: Option[RoaringBitmap]): T = {
     val limit = split.numRecords.getOrElse(Int.MaxValue.toLong).min(Int.MaxValue).toInt
     if (limit <= 0) return f(Array.empty, Array.empty)
     if (queryJson.isEmpty && (q eq query))
       SplitSearchEngine.singleSegmentDocs(checked, split).foreach { n =>
-        val ids = live.fold(Array.tabulate(n.toInt)(identity))(
+        val ids = gone.fold(Array.tabulate(n.toInt)(identity))(
           DeletionVectors.survivingOf(n, _, limit))
         return f(new Array[Int](ids.length), ids)
       }
@@ -533,7 +599,7 @@ final class IndexTables4SparkAggregateReader(
     val (segments, docs) =
       try NativeDocs.hitIds(result)
       finally result.close()
-    live match {
+    gone match {
       case Some(d) => (f.tupled)(DeletionVectors.surviving(split, d, segments, docs, limit))
       case None => f(segments, docs)
     }
@@ -567,6 +633,12 @@ object IndexTables4SparkAggregateReader {
    * their deleted docs' (in this JVM): for tests and diagnostics.
    */
   private[spark] val LessDeletedAnswers = new java.util.concurrent.atomic.AtomicLong()
+
+  /**
+   * How many columns of their deleted docs' values splits with deleted rows took from
+   * [[DeletedDocValues]] instead of fetching them (in this JVM): for tests and diagnostics.
+   */
+  private[spark] val DeletedValuesHits = new java.util.concurrent.atomic.AtomicLong()
 
   /** The key under which tantivy buckets documents without a value (`missing`): NUL. */
   val NullKey: String = "\u0000"
