@@ -82,12 +82,12 @@ final class IndexTables4SparkScan private (
     val allowed = filterAttributes().map(_.fieldNames.mkString(".")).toSet
     val usable = runtime.toSeq.filter(_.references.forall(allowed.contains))
     if (usable.nonEmpty) {
-      val filters = FilterPushdown.of(in.table, in.filters.filters ++ usable)
       val none = usable.exists { case In(_, vs) => vs.isEmpty; case _ => false }
-      val narrowedIn = in.copy(filters = filters)
       narrowed = Some(
-        if (none) new IndexTables4SparkScan(narrowedIn, plan, Nil)
-        else IndexTables4SparkScan.plan(narrowedIn, None))
+        if (none) new IndexTables4SparkScan(in, plan, Nil)
+        else IndexTables4SparkScan.plan(
+          in.copy(filters = FilterPushdown.of(in.table, in.filters.filters ++ usable)),
+          None))
       RuntimeFiltering.narrowed.incrementAndGet()
     }
   }

@@ -13,7 +13,7 @@ import io.indextables.spark.config.{ConfEntry, IndexTablesConf, IndexTablesOptio
  * Hadoop configuration that travels with a read or a write; the stores read them back here, on
  * the driver and the executors alike, with the registry's types, defaults and validation.
  */
-private[storage] object StorageConf {
+private[spark] object StorageConf {
 
   /** The storage entries `conf` sets (blank values count as not set). */
   def apply(conf: Configuration): IndexTablesOptions =

@@ -17,12 +17,12 @@ import org.roaringbitmap.RoaringBitmap
 import io.indextables.spark.expressions.{DateHistogramBucket, HistogramBucket, RangeBucket}
 import io.indextables.spark.read.{DeletionVectors, LeafCacheBypass, NativeDocs, ProjectedDocDecoder, ReadPlan, SplitInputPartition, SplitSearchEngine}
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes}
-import io.indextables.spark.storage.SplitFileGate
+import io.indextables.spark.storage.{SplitFileGate, StorageConf}
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
 import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, SplitExistsQuery, SplitMatchAllQuery, SplitParsedQuery, SplitQuery, SplitSearcher}
 
@@ -506,11 +506,8 @@ final class IndexTables4SparkAggregateReader(
   }
 
   /** `cache.deletedValues.maxSize`, as the driver put it in the Hadoop configuration. */
-  private def deletedValuesMaxBytes: Long = {
-    val entry = IndexTablesConf.DeletedValuesCacheMaxSize
-    val set = Option(plan.hadoopConf.value.getTrimmed(entry.key)).filter(_.nonEmpty)
-    IndexTablesOptions(set.map(entry.key -> _).toMap).get(entry)
-  }
+  private def deletedValuesMaxBytes: Long =
+    StorageConf(plan.hadoopConf.value).get(IndexTablesConf.DeletedValuesCacheMaxSize)
 
   /**
    * For a split with a deletion vector whose every doc matches (no query of its own): tantivy's
