@@ -9,6 +9,8 @@ val arrowVersion = "12.0.1"
 val avroVersion = "1.11.5"
 // Deletion vectors are Roaring bitmaps: the RoaringBitmap that Spark 3.5.9 ships, provided by it.
 val roaringBitmapVersion = "0.9.45"
+// The Delta Lake release for Spark 3.5: compiled against, provided by the user at run time.
+val deltaVersion = "3.3.2"
 // Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
 val awsSdkVersion = "2.57.8"
 val azureBlobVersion = "12.37.2"
@@ -67,6 +69,10 @@ lazy val spark = (project in file("jvm"))
       // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
       "org.apache.avro" % "avro" % avroVersion % Provided,
       "org.roaringbitmap" % "RoaringBitmap" % roaringBitmapVersion % Provided,
+      // A companion index over a Delta table reads the table's live files through Delta's own
+      // snapshot API (sync/DeltaTableSource). Delta is the user's, on their class path when
+      // their tables are Delta tables: never bundled.
+      "io.delta" %% "delta-spark" % deltaVersion % Provided,
       // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
       // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
       // resolving their other dependencies (the Azure SDK's Netty client).
@@ -193,7 +199,7 @@ lazy val bench = (project in file("jvm/bench"))
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion,
       "org.apache.avro" % "avro" % avroVersion,
-      "io.delta" %% "delta-spark" % "3.3.2"
+      "io.delta" %% "delta-spark" % deltaVersion
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,

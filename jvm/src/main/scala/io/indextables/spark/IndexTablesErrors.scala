@@ -877,18 +877,81 @@ object IndexTablesErrors {
   private val BuildCommand = "BUILD INDEXTABLES COMPANION"
 
   /** A write into a companion index over Parquet files it does not own. */
-  def companionIndexReadOnly(table: String, source: String): IndexTablesException =
+  def companionIndexReadOnly(table: String, source: String, format: String)
+      : IndexTablesException = {
+    val what = if (format == "parquet") "the Parquet files" else s"the $format table"
     error(
       "INDEXTABLES_COMPANION_INDEX_READ_ONLY",
-      s"Table $table is a companion index of the Parquet files at $source, which it does not " +
+      s"Table $table is a companion index of $what at $source, which it does not " +
         "own, and cannot be written to. Write the rows to the source, then run " +
-        s"$BuildCommand FOR PARQUET '$source' AT LOCATION '$table' again."
+        s"$BuildCommand FOR ${format.toUpperCase(java.util.Locale.ROOT)} '$source' AT " +
+        s"LOCATION '$table' again."
     )
+  }
 
   def companionSourceNotFound(source: String): IndexTablesException =
     error(
       "INDEXTABLES_COMPANION_SOURCE_NOT_FOUND",
       s"$BuildCommand: the source directory $source does not exist. Check the path."
+    )
+
+  /** The source is not a table of the format the command names. */
+  def companionSourceNotATable(format: String, source: String, why: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_NOT_A_TABLE",
+      s"$BuildCommand FOR ${format.toUpperCase(java.util.Locale.ROOT)}: $source is not a " +
+        s"$format table: $why. Check the path and the format."
+    )
+
+  /** The version or snapshot the command asks for cannot be read. */
+  def companionSourceVersionUnavailable(
+      format: String,
+      source: String,
+      version: String,
+      cause: Throwable): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_VERSION_UNAVAILABLE",
+      s"$BuildCommand: $version of the $format table $source cannot be read: " +
+        Option(cause.getMessage).getOrElse(cause.toString).linesIterator.take(3).mkString(" ") +
+        ". It may have expired (its log or files were cleaned up) or not exist yet; ask for a " +
+        "version the table still holds, or for none (its latest).",
+      cause
+    )
+
+  /** A feature of the source table a companion index cannot honour. */
+  def companionSourceFeatureUnsupported(
+      format: String,
+      source: String,
+      feature: String,
+      way: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_FEATURE_UNSUPPORTED",
+      s"$BuildCommand: the $format table $source uses $feature, which a companion index cannot " +
+        s"honour: $way."
+    )
+
+  /** A library a source format needs is not on the class path. */
+  def companionSourceLibraryMissing(format: String, library: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_LIBRARY_MISSING",
+      s"$BuildCommand FOR ${format.toUpperCase(java.util.Locale.ROOT)} reads the table through " +
+        s"$library, which is not on the class path: add it to the session (for example " +
+        s"spark.jars.packages), as for any read of a $format table."
+    )
+
+  /**
+   * The split of a source file with deleted rows does not hold its rows in order, so the rows
+   * cannot be left out of the index.
+   */
+  def companionDeletedRowsUnplaceable(format: String, file: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_DELETED_ROWS_UNPLACEABLE",
+      s"$BuildCommand: the $format file $file has deleted rows (a deletion vector), but its " +
+        "companion split does not hold its rows in file order, so the index cannot leave them " +
+        "out. Rewrite the file without them (Delta: REORG TABLE ... APPLY (PURGE)), or give " +
+        "the build a larger WRITER HEAP SIZE, then build again."
     )
 
   def companionSourceEmpty(source: String): IndexTablesException =

@@ -155,9 +155,7 @@ class IndexTables4SparkTable(
     val log = TableLogResolver.log(tablePath, properties)
     val base = log.snapshot()
     // An index over Parquet files it does not own changes only with them.
-    base.metadata.configuration.get(TableLayout.SourceTablePathKey).foreach { source =>
-      throw IndexTablesErrors.companionIndexReadOnly(name(), source)
-    }
+    TableLayout.checkWritable(base, name())
     () => new IndexTablesRowLevelOperation(this, log, base, command)
   }
 

@@ -58,6 +58,7 @@ final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locatio
  * @param readPartitionSchema the partition columns the query needs, after them
  * @param reason         why the scan took this route, for EXPLAIN
  * @param nonNull        columns whose NULL rows the scan drops (IS NOT NULL filters pushed)
+ * @param sourceNote     the external source and its version, for EXPLAIN (", source ...")
  */
 final class CompanionParquetScan(
     tablePath: String,
@@ -73,7 +74,8 @@ final class CompanionParquetScan(
     hadoopConf: SerializableConfiguration,
     timeZone: String,
     reason: String,
-    nonNull: Seq[String] = Nil) extends Scan with Batch {
+    nonNull: Seq[String] = Nil,
+    sourceNote: String = "") extends Scan with Batch {
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 
@@ -125,7 +127,7 @@ final class CompanionParquetScan(
   }
 
   override def description(): String =
-    s"IndexTablesScan $tablePath (version $version) Route: parquet ($reason), " +
+    s"IndexTablesScan $tablePath (version $version$sourceNote) Route: parquet ($reason), " +
       s"PushedFilters: [${pushedFilters.mkString(", ")}], " +
       s"ParquetFilters: [${dataFilters.mkString(", ")}], " +
       (if (nonNull.isEmpty) "" else s"NonNull: [${nonNull.mkString(", ")}], ") +
@@ -201,7 +203,8 @@ private[read] object CompanionParquetScan {
         spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)),
       table.timeZone,
       reason,
-      nonNull.distinct
+      nonNull.distinct,
+      in.sourceNote
     )
   }
 }

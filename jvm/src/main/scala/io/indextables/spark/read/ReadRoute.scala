@@ -98,8 +98,11 @@ private[read] final case class ScanInputs(
 
   /** The start of every route's description: the table, its version and the pushed filters. */
   def header: String =
-    s"IndexTablesScan ${table.tablePath} (version ${snapshot.version}) " +
+    s"IndexTablesScan ${table.tablePath} (version ${snapshot.version}$sourceNote) " +
       s"PushedFilters: [${filters.pushed.mkString(", ")}]"
+
+  /** The external source a companion index reflects, and its version, for the plan. */
+  def sourceNote: String = TableLayout.sourceOf(snapshot).fold("")(s => s", source $s")
 
   /** Whether the scan reads every column its pushed IS NOT NULL filters name. */
   def nonNullRead: Boolean = filters.pushed.forall {

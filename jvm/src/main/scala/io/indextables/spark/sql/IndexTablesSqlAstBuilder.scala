@@ -148,7 +148,13 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
           clauses.collect { case c: WriterHeapSizeClauseContext => value(c.size) }),
         where = one(
           "WHERE",
-          clauses.collect { case c: BuildWhereClauseContext => textOf(c.buildPredicate()) })
+          clauses.collect { case c: BuildWhereClauseContext => textOf(c.buildPredicate()) }),
+        fromVersion = one(
+          "FROM VERSION",
+          clauses.collect { case c: FromVersionClauseContext => c.version.getText }),
+        fromSnapshot = one(
+          "FROM SNAPSHOT",
+          clauses.collect { case c: FromSnapshotClauseContext => c.snapshotId.getText })
       ),
       dryRun = ctx.DRY() != null
     )

@@ -13,6 +13,8 @@ import io.indextables.spark.write.CompanionWrite
  * @param heapSize        the native writer's heap, bytes
  * @param where           a Spark SQL predicate on partition columns: only matching files are
  *                        indexed, and only matching splits may be removed
+ * @param sourceFormat    `parquet` or `delta` (lower case)
+ * @param fromVersion     the Delta version to index (FROM VERSION): None, the latest
  */
 final case class CompanionBuildRequest(
     includeColumns: Option[Seq[String]],
@@ -22,7 +24,9 @@ final case class CompanionBuildRequest(
     targetInputSize: Long,
     heapSize: Long,
     where: Option[String],
-    dryRun: Boolean)
+    dryRun: Boolean,
+    sourceFormat: String = "parquet",
+    fromVersion: Option[Long] = None)
 
 object CompanionBuildRequest {
 

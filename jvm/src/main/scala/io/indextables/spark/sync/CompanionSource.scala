@@ -2,6 +2,9 @@ package io.indextables.spark.sync
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types.StructType
+import org.roaringbitmap.RoaringBitmap
+
+import io.indextables.spark.IndexTablesErrors
 
 /**
  * Where a companion index's rows live: a set of Parquet files below one root, which the index
@@ -22,7 +25,23 @@ trait CompanionSource {
 
   /** The Spark schema of one of the listed files' data columns (without partition columns). */
   def dataSchemaOf(file: SourceFile): StructType
+
+  /**
+   * The rows of `file` (positions in it, from 0) that the source deleted without rewriting the
+   * file: the rows its [[SourceFile.deletionVector]] names. Only for a file that has one.
+   */
+  def deletedRows(file: SourceFile): RoaringBitmap =
+    throw IndexTablesErrors.internalError(s"a $format source has no deleted rows (${file.path})")
 }
+
+/**
+ * A source table's deletion vector on one of its files: rows it deleted while keeping the file.
+ *
+ * @param id          the vector's identity in the source: two files with one id delete the same
+ *                    rows
+ * @param cardinality how many rows it deletes
+ */
+final case class SourceDeletionVector(id: String, cardinality: Long)
 
 /**
  * One Parquet file of a source.
@@ -35,11 +54,23 @@ final case class SourceFile(
     path: String,
     size: Long,
     modificationTime: Long,
-    partitionValues: Map[String, String])
+    partitionValues: Map[String, String],
+    deletionVector: Option[SourceDeletionVector] = None) {
+
+  /** The id of [[deletionVector]], "" for none, as `companionSourceDeletionVectors` holds it. */
+  def vectorId: String = deletionVector.fold("")(_.id)
+}
 
 /**
  * A source's files at one moment.
  *
  * @param partitionSchema the partition columns, in directory order, typed as Spark infers them
+ * @param version         the source table's version listed (None: a directory has none)
+ * @param dataSchema      the data columns as the source table's log records them, when it
+ *                        records them (None: the first file's footer says)
  */
-final case class SourceListing(files: Seq[SourceFile], partitionSchema: StructType)
+final case class SourceListing(
+    files: Seq[SourceFile],
+    partitionSchema: StructType,
+    version: Option[Long] = None,
+    dataSchema: Option[StructType] = None)

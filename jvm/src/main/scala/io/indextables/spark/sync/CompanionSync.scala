@@ -20,6 +20,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  *
  * @param status `success`, `no_action` (the index already holds every file) or `dry_run`
  * @param version the version committed, if any
+ * @param sourceVersion the source table's version the index reflects (None: a directory)
  */
 final case class SyncResult(
     status: String,
@@ -31,6 +32,7 @@ final case class SyncResult(
     bytesIndexed: Long,
     splitBytes: Long,
     version: Option[Long],
+    sourceVersion: Option[Long],
     message: String)
 
 /**
@@ -52,6 +54,8 @@ object CompanionSync {
   private val logger = LoggerFactory.getLogger(getClass)
 
   val Operation: String = "BUILD COMPANION"
+
+  private val LastSyncedVersionKey = TableLayout.SourceVersionKey
 
   /**
    * @param log        the index's transaction log (it may not exist yet)
@@ -75,22 +79,23 @@ object CompanionSync {
     val recordedSchema =
       base.map(s => DataType.fromJson(s.metadata.schemaString).asInstanceOf[StructType])
     val partitions = listing.partitionSchema
+    // What the schema is read from when it changed: the table's log, or a file's footer.
+    def schemaSource =
+      listing.version.fold(new Path(source.root, listing.files.head.path).toString)(v =>
+        s"the ${source.format} table ${source.root} at version $v")
     val dataSchema = recordedSchema match {
       case Some(recorded) =>
         val data =
           StructType(recorded.filterNot(f => base.get.metadata.partitionColumns.contains(f.name)))
-        val found = StructType(data ++ partitions)
+        val found = StructType(listing.dataSchema.getOrElse(data) ++ partitions)
         if (base.get.metadata.partitionColumns != partitions.fieldNames.toSeq ||
           !ParquetFooters.sameColumns(found, recorded)) {
-          throw IndexTablesErrors.companionSchemaChanged(
-            index,
-            new Path(source.root, listing.files.head.path).toString,
-            recorded,
-            found)
+          throw IndexTablesErrors.companionSchemaChanged(index, schemaSource, recorded, found)
         }
         data
       // Every column nullable, as spark.read.parquet reads the same files.
-      case None => ParquetFooters.asNullable(source.dataSchemaOf(listing.files.head))
+      case None => listing.dataSchema.getOrElse(
+          ParquetFooters.asNullable(source.dataSchemaOf(listing.files.head)))
     }
     val inScope = request.where.map(PartitionScope.parse(spark, _, partitions, timeZone))
       .getOrElse((_: Map[String, String]) => true)
@@ -109,7 +114,7 @@ object CompanionSync {
       spark.sparkContext.defaultParallelism
     )
     // One footer read on the driver, so a changed schema fails before any task starts.
-    plan.files.headOption.foreach { f =>
+    plan.files.headOption.filter(_ => listing.dataSchema.isEmpty).foreach { f =>
       val found = source.dataSchemaOf(f)
       if (!ParquetFooters.sameColumns(found, dataSchema)) throw IndexTablesErrors
         .companionSchemaChanged(index, new Path(source.root, f.path).toString, dataSchema, found)
@@ -125,17 +130,24 @@ object CompanionSync {
         plan.files.map(_.size).sum,
         adds.map(_.size).sum,
         version,
+        listing.version,
         s"$message in ${System.currentTimeMillis() - start} ms"
       )
+    val recordedVersion =
+      base.flatMap(_.metadata.configuration.get(LastSyncedVersionKey)).map(_.toLong)
     val summary = s"${plan.files.size} Parquet files in ${plan.groups.size} splits to index, " +
-      s"${plan.removed.size} splits whose files are gone to remove, ${plan.kept.size} kept"
+      s"${plan.removed.size} splits whose files are gone or changed to remove, " +
+      s"${plan.revectored.size} splits whose source rows were deleted to update, " +
+      s"${plan.kept.size} kept" + listing.version.fold("")(v => s"; source version $v")
     if (request.dryRun) return result("dry_run", None, Nil, s"dry run: $summary")
-    if (plan.groups.isEmpty && plan.removed.isEmpty) {
+    if (plan.groups.isEmpty && plan.removed.isEmpty && plan.revectored.isEmpty &&
+      base.isDefined && recordedVersion == listing.version) {
       return result(
         "no_action",
         None,
         Nil,
-        s"the index is up to date with ${plan.kept.size} splits")
+        s"the index is up to date with ${plan.kept.size} splits" +
+          listing.version.fold("")(v => s" at source version $v"))
     }
     val spec = IndexTaskSpec(
       index,
@@ -152,16 +164,44 @@ object CompanionSync {
       base.forall(TableLayout.parquetPathsFromDirectory)
     )
     val outcomes = indexAll(spark, spec, plan.groups, s"$Operation $index over ${source.root}")
-    val adds = outcomes.collect { case i: IndexOutcome.Indexed => i.add }
+    val indexed = outcomes.collect { case i: IndexOutcome.Indexed => i }
     outcomes.collectFirst { case f: IndexOutcome.Failed => f }.foreach { f =>
-      delete(log, hadoopConf, adds)
+      delete(log, hadoopConf, indexed.map(_.add.path))
       throw f.error
     }
+    // The source's deleted rows, as deletion vectors of the splits (new ones and revectored).
+    val vectors = new SourceDeletions(source, log.tablePath, hadoopConf)
+    val present = listing.files.map(f => f.path -> f).toMap
+    val (adds, revectored) =
+      try {
+        (
+          indexed.map(i => vectors.apply(i.add, i.group.files)),
+          plan.revectored.map(r =>
+            vectors.apply(r, r.companionSourceFiles.getOrElse(Nil).map(present))))
+      } catch {
+        case e: Throwable =>
+          delete(log, hadoopConf, indexed.map(_.add.path) ++ vectors.written)
+          throw e
+      }
+    val stamped = listing.version.fold(adds)(v => adds.map(_.copy(companionDeltaVersion = Some(v))))
+    val renewed =
+      listing.version.fold(revectored)(v => revectored.map(_.copy(companionDeltaVersion = Some(v))))
     val version =
-      try commit(log, base, source, dataSchema, partitions, indexing, plan, adds, request)
+      try commit(
+          log,
+          base,
+          source,
+          listing.version,
+          dataSchema,
+          partitions,
+          indexing,
+          plan,
+          stamped,
+          renewed,
+          request)
       catch {
         case e: Throwable =>
-          delete(log, hadoopConf, adds)
+          delete(log, hadoopConf, adds.map(_.path) ++ vectors.written)
           throw e
       }
     logger.info(s"$Operation of $index: $summary; committed version $version")
@@ -182,7 +222,11 @@ object CompanionSync {
     }
 
   /** An existing index must be a companion index of this very source. */
-  private def checkTarget(index: String, source: CompanionSource, snap: Snapshot): Unit =
+  private def checkTarget(index: String, source: CompanionSource, snap: Snapshot): Unit = {
+    val format = snap.metadata.configuration.getOrElse(TableLayout.SourceFormatKey, "parquet")
+    if (format != source.format) throw IndexTablesErrors.companionTargetMismatch(
+      index,
+      s"it is the companion index of a $format source, not of a ${source.format} one")
     snap.metadata.configuration.get(TableLayout.SourceTablePathKey) match {
       case None => throw IndexTablesErrors.companionTargetMismatch(
           index,
@@ -195,6 +239,7 @@ object CompanionSync {
             s"it is the companion index of $root, not of ${source.root}")
       case _ =>
     }
+  }
 
   /** The index must not lie among the source's files, where a build would find its splits. */
   private def checkOutside(index: String, indexRoot: Path, sourceRoot: Path): Unit = {
@@ -215,11 +260,13 @@ object CompanionSync {
       log: TransactionLog,
       base: Option[Snapshot],
       source: CompanionSource,
+      sourceVersion: Option[Long],
       dataSchema: StructType,
       partitions: StructType,
       indexing: CompanionIndexing,
       plan: SyncPlan,
       adds: Seq[AddAction],
+      renewed: Seq[AddAction],
       request: CompanionBuildRequest): Long = {
     val index = log.tablePath.toString
     def conflict(detail: String) = IndexTablesErrors.companionBuildConflict(index, detail)
@@ -227,10 +274,11 @@ object CompanionSync {
       "source" -> source.root.toString,
       "sourceFormat" -> source.format,
       "targetInputSize" -> request.targetInputSize.toString) ++
-      request.where.map("where" -> _)
+      request.where.map("where" -> _) ++ sourceVersion.map("sourceVersion" -> _.toString)
     val metrics = Map(
       "numFiles" -> adds.size.toString,
       "numRemovedFiles" -> plan.removed.size.toString,
+      "numDeletionVectorsUpdated" -> renewed.size.toString,
       "numSourceFiles" -> plan.files.size.toString,
       "numOutputRows" -> adds.flatMap(_.numRecords).sum.toString,
       "numOutputBytes" -> adds.map(_.size).sum.toString
@@ -254,6 +302,10 @@ object CompanionSync {
         plan.removed.find(r => !livePaths.contains(r.path)).foreach { r =>
           throw conflict(s"split ${r.path}, which this build removes, was removed")
         }
+        val liveKeys = live.map(_.fileKey).toSet
+        plan.revectored.find(r => !liveKeys.contains(r.fileKey)).foreach { r =>
+          throw conflict(s"split ${r.path}, whose deleted rows this build updates, was changed")
+        }
         val known = base.toSeq.flatMap(_.allFiles).map(_.path).toSet
         live.find(a =>
           !known.contains(a.path) && a.companionSourceFiles.exists(_.exists(ours))).foreach { a =>
@@ -261,18 +313,21 @@ object CompanionSync {
         }
       }
       val now = System.currentTimeMillis()
-      val removes = plan.removed.map(r =>
-        r.removed(now, dataChange = true))
+      val removes = (plan.removed ++ plan.revectored).map(r => r.removed(now, dataChange = true))
+      val vectors = (adds ++ renewed).exists(_.deletionVector.isDefined)
+      val synced = sourceVersion.map(v => LastSyncedVersionKey -> v.toString).toMap
       val header = current match {
         case None =>
           val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++
-            indexing.configuration ++ registry ++ Map(
-              "indextables.companion.sourceFormat" -> source.format,
+            indexing.configuration ++ registry ++ synced ++ Map(
+              TableLayout.SourceFormatKey -> source.format,
               TableLayout.SourceTablePathKey -> source.root.toString,
               TableLayout.ParquetPathsKey -> TableLayout.ParquetPathsFromDirectory
             )
+          val features = TableLayout.Companion.features ++
+            (if (vectors) Set(TableFeatures.DeletionVectors) else Set.empty[String])
           Seq(
-            TableFeatures.protocolWith(TableLayout.Companion.features),
+            TableFeatures.protocolWith(features),
             MetadataAction(
               id = UUID.randomUUID().toString,
               schemaString = StructType(dataSchema ++ partitions).json,
@@ -282,18 +337,26 @@ object CompanionSync {
             )
           )
         case Some(snap) =>
-          val missing = registry.filterNot(e => snap.metadata.configuration.contains(e._1))
-          if (missing.isEmpty) Nil
-          else Seq(snap.metadata.copy(configuration = snap.metadata.configuration ++ missing))
+          val missing = (registry ++ synced).filterNot(e =>
+            snap.metadata.configuration.get(e._1).contains(e._2))
+          val protocol =
+            if (!vectors || TableFeatures.hasDeletionVectors(snap.protocol)) Nil
+            else Seq(TableFeatures.withFeature(snap.protocol, TableFeatures.DeletionVectors))
+          protocol ++ (if (missing.isEmpty) Nil
+                       else Seq(snap.metadata.copy(configuration =
+                         snap.metadata.configuration ++ missing)))
       }
-      header ++ removes ++ withRefs
+      header ++ removes ++ renewed ++ withRefs
     }
   }
 
-  /** Deletes splits no commit references; a failure only leaves an orphan for PURGE. */
-  private def delete(log: TransactionLog, conf: Configuration, adds: Seq[AddAction]): Unit =
-    if (adds.nonEmpty) {
+  /**
+   * Deletes files (splits, vectors; relative to the index) no commit references; a failure only
+   * leaves an orphan for PURGE.
+   */
+  private def delete(log: TransactionLog, conf: Configuration, files: Seq[String]): Unit =
+    if (files.nonEmpty) {
       val store = LogStore.forPath(log.tablePath, conf)
-      adds.foreach(a => Try(store.delete(new Path(log.tablePath, a.path))))
+      files.foreach(f => Try(store.delete(new Path(log.tablePath, f))))
     }
 }

@@ -135,6 +135,11 @@ object ActionSerde {
       g.writeEndArray()
     }
     a.companionDocsInRowOrder.foreach(g.writeBooleanField("companionDocsInRowOrder", _))
+    a.companionSourceDeletionVectors.foreach { ids =>
+      g.writeArrayFieldStart("companionSourceDeletionVectors")
+      ids.foreach(g.writeString)
+      g.writeEndArray()
+    }
     a.deletionVector.foreach(writeDeletionVector(g, _))
     g.writeEndObject()
   }
@@ -264,7 +269,8 @@ object ActionSerde {
       companionFastFieldMode = r.optString("companionFastFieldMode"),
       companionSourceFileSizes = r.optLongSeq("companionSourceFileSizes"),
       deletionVector = readDeletionVector(r),
-      companionDocsInRowOrder = r.optBoolean("companionDocsInRowOrder")
+      companionDocsInRowOrder = r.optBoolean("companionDocsInRowOrder"),
+      companionSourceDeletionVectors = r.optStringSeq("companionSourceDeletionVectors")
     )
 
   private def readRemove(r: FieldReader): RemoveAction =

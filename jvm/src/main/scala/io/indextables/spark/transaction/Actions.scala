@@ -59,7 +59,10 @@ final case class MetadataAction(
  * each of those files when it was indexed, in the same order, so that a file changed under the
  * table is refused rather than read; `companionDocsInRowOrder` (ours too) whether doc d of the
  * split is row d of those files read one after the other in that order, so that a deletion
- * vector's docs are known rows of them. `partitionValues` maps every partition column to its
+ * vector's docs are known rows of them; `companionSourceDeletionVectors` (ours too) the id of the
+ * deletion vector the source table had on each of those files when the split's own vector was
+ * made from them, in the same order ("" for none), so that a sync sees which changed.
+ * `partitionValues` maps every partition column to its
  * value; a value is `null` (a JSON null) when the row's partition value is SQL NULL, and such
  * entries are kept, not dropped, so that writing the action back reproduces the null.
  */
@@ -86,7 +89,8 @@ final case class AddAction(
     companionFastFieldMode: Option[String] = None,
     companionSourceFileSizes: Option[Seq[Long]] = None,
     deletionVector: Option[DeletionVectorDescriptor] = None,
-    companionDocsInRowOrder: Option[Boolean] = None)
+    companionDocsInRowOrder: Option[Boolean] = None,
+    companionSourceDeletionVectors: Option[Seq[String]] = None)
     extends Action {
 
   /**
@@ -125,6 +129,15 @@ final case class AddAction(
       case (Some(files), Some(sizes)) if files.size == sizes.size => files.zip(sizes).toMap
       case _ => Map.empty
     }
+
+  /**
+   * The source's deletion vector id on each of `companionSourceFiles` that the split's own
+   * vector reflects, in their order; every one "" (none) for a split that records none.
+   */
+  def companionSourceVectors: Seq[String] = {
+    val files = companionSourceFiles.getOrElse(Nil)
+    companionSourceDeletionVectors.filter(_.size == files.size).getOrElse(files.map(_ => ""))
+  }
 }
 
 object AddAction {

@@ -1,5 +1,7 @@
 package io.indextables.spark.transaction
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * How a table stores its rows: in its splits (tantivy's document store), or in Parquet files
  * that its index-only splits index (the companion layout, protocol feature
@@ -55,6 +57,9 @@ object TableLayout {
       case _ => None
     }
 
+  /** Upstream's metadata key of the format of a companion index's source (`parquet`, `delta`). */
+  val SourceFormatKey = "indextables.companion.sourceFormat"
+
   /** Upstream's metadata key of the fast field mode a companion table's splits are built with. */
   val FastFieldModeKey = "indextables.companion.fastFieldMode"
 
@@ -70,12 +75,41 @@ object TableLayout {
     }
 
   /**
+   * Fails, naming the source, for a companion index of files the table does not own: its rows
+   * change only with its source's.
+   */
+  def checkWritable(snapshot: Snapshot, table: String): Unit = {
+    val conf = snapshot.metadata.configuration
+    conf.get(SourceTablePathKey).foreach { source =>
+      throw IndexTablesErrors.companionIndexReadOnly(
+        table,
+        source,
+        conf.getOrElse(SourceFormatKey, "parquet"))
+    }
+  }
+
+  /** Upstream's metadata key of the source table's version a companion index reflects. */
+  val SourceVersionKey = "indextables.companion.lastSyncedVersion"
+
+  /**
+   * The external source a companion index reflects, as plans and DESCRIBE show it
+   * (`delta /data/events at version 12`); None for a table that owns its rows.
+   */
+  def sourceOf(snapshot: Snapshot): Option[String] = {
+    val conf = snapshot.metadata.configuration
+    conf.get(SourceTablePathKey).map { root =>
+      s"${conf.getOrElse(SourceFormatKey, "parquet")} $root" +
+        conf.get(SourceVersionKey).fold("")(v => s" at version $v")
+    }
+  }
+
+  /**
    * What a companion table records in its metadata's configuration, under upstream's keys for
    * companion indexes: its splits index Parquet files, kept under the table itself.
    */
   def companionConfiguration(fastFieldMode: String): Map[String, String] = Map(
     CompanionEnabledKey -> "true",
-    "indextables.companion.sourceFormat" -> "parquet",
+    SourceFormatKey -> "parquet",
     FastFieldModeKey -> fastFieldMode
   )
 }

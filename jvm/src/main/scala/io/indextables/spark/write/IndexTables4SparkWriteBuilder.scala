@@ -61,9 +61,7 @@ final class IndexTables4SparkWriteBuilder(
 
   override def build(): Write = {
     // An index over Parquet files it does not own takes its rows from them only.
-    existing.flatMap(_.metadata.configuration.get(TableLayout.SourceTablePathKey)).foreach {
-      source => throw IndexTablesErrors.companionIndexReadOnly(tableName, source)
-    }
+    existing.foreach(TableLayout.checkWritable(_, tableName))
     val opts = resolveOptions(info.options().asCaseSensitiveMap().asScala.toMap)
     if (!opts.get(IndexTablesConf.OptimizeWriteEnabled)) new Write {
       override def description(): String = s"IndexTablesWrite($tableName, $request)"

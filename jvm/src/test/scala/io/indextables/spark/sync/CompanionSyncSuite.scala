@@ -125,6 +125,41 @@ class CompanionSyncSuite extends IndexTablesTestBase {
     assert(plan.groups.map(_.files.map(_.path)) == Seq(Seq("day=d1/b")))
   }
 
+  test("a source file's new deletion vector gives its split a new vector, or a rebuild") {
+    def dv(id: String) = Some(SourceDeletionVector(id, 3L))
+    val files = Seq(
+      file("day=d1/a"),
+      file("day=d1/b").copy(deletionVector = dv("v1")),
+      file("day=d1/c").copy(deletionVector = dv("v2")),
+      file("day=d1/d").copy(deletionVector = dv("v3")),
+      file("day=d1/e"),
+      file("day=d1/f").copy(deletionVector = dv("v4")),
+      file("day=d1/g"))
+    def ordered(path: String, fs: Seq[String], inOrder: Boolean, vectors: Option[Seq[String]]) =
+      split(path, fs).copy(
+        companionDocsInRowOrder = Some(inOrder),
+        companionSourceDeletionVectors = vectors)
+    val live = Seq(
+      ordered("s1", Seq("day=d1/a", "day=d1/b"), inOrder = true, None), // b gained v1
+      ordered("s2", Seq("day=d1/c"), inOrder = true, Some(Seq("v2"))), // unchanged
+      ordered("s3", Seq("day=d1/d", "day=d1/e"), inOrder = false, None) // d gained v3
+    )
+    val plan = SyncPlanner.plan(files, live, _ => true, targetInputSize = 1000L)
+    assert(plan.kept.map(_.path) == Seq("s2"))
+    assert(plan.revectored.map(_.path) == Seq("s1"))
+    assert(plan.removed.map(_.path) == Seq("s3"))
+    // A file with a vector is indexed alone, so that its split holds its rows in order.
+    assert(plan.groups.map(_.files.map(_.path)) ==
+      Seq(Seq("day=d1/d"), Seq("day=d1/e"), Seq("day=d1/f"), Seq("day=d1/g")))
+    // A split that records none reflects none: unchanged files keep it.
+    val same = SyncPlanner.plan(
+      Seq(file("day=d1/a")),
+      Seq(ordered("s4", Seq("day=d1/a"), inOrder = false, None)),
+      _ => true,
+      100L)
+    assert((same.kept.map(_.path), same.revectored, same.removed) == (Seq("s4"), Nil, Nil))
+  }
+
   /** A one-column index at `dir` holding `splits`, as a first build commits it. */
   private def index(dir: File, splits: AddAction*): TransactionLog = {
     val log = logFor(dir.getAbsolutePath, hadoopConf, Map.empty)
@@ -155,11 +190,13 @@ class CompanionSyncSuite extends IndexTablesTestBase {
       log,
       base,
       source,
+      None,
       StructType(schema.take(1)),
       StructType(schema.drop(1)),
       indexing,
       plan,
       adds,
+      Nil,
       request)
 
   test("a concurrent build that indexed the same files makes the later commit fail cleanly") {

@@ -59,7 +59,8 @@ class ActionSerdeSuite extends AnyFunSuite {
       companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
       companionFastFieldMode = Some("DISABLED"),
       companionSourceFileSizes = Some(Seq(10L, 5000000000L)),
-      companionDocsInRowOrder = Some(false)
+      companionDocsInRowOrder = Some(false),
+      companionSourceDeletionVectors = Some(Seq("", "uabc@1"))
     ))
   }
 

@@ -38,12 +38,14 @@ class AvroStateCodecSuite extends AnyFunSuite {
   }
 
   test(
-    "companion entries keep their files' sizes and doc order in 0.5.4's schema plus two fields") {
+    "companion entries keep their files' sizes, doc order and source vectors in 0.5.4's schema " +
+      "plus three fields") {
     val companion = fullAdd.copy(
       companionSourceFiles = Some(Seq("a.parquet", "b.parquet")),
       companionFastFieldMode = Some("DISABLED"),
       companionSourceFileSizes = Some(Seq(123L, 4567L)),
-      companionDocsInRowOrder = Some(true)
+      companionDocsInRowOrder = Some(true),
+      companionSourceDeletionVectors = Some(Seq("", "u1@2"))
     )
     val entries = Seq(FileEntry(companion, 3L, 4L), FileEntry(fullAdd, 1L, 2L))
     val bytes = AvroStateCodec.encodeFileEntries(entries, AvroStateCodec.codec("zstd", 3))
@@ -60,7 +62,7 @@ class AvroStateCodecSuite extends AnyFunSuite {
     import scala.collection.JavaConverters._
     assert(written.getFields.asScala.map(_.name).toList ===
       upstream.getFields.asScala.map(_.name).toList :+ "companionSourceFileSizes" :+
-      "companionDocsInRowOrder")
+      "companionDocsInRowOrder" :+ "companionSourceDeletionVectors")
     upstream.getFields.asScala.foreach(f =>
       assert(written.getField(f.name).toString === f.toString))
     // A reader with 0.5.4's schema resolves the entries and skips the sizes.

@@ -86,6 +86,7 @@ class DeletionVectorLogSuite extends AnyFunSuite with BeforeAndAfterEach {
     assert(names === upstream.getFields.asScala.map(_.name).toList ++ Seq(
       "companionSourceFileSizes",
       "companionDocsInRowOrder",
+      "companionSourceDeletionVectors",
       "deletionVectorStorageType",
       "deletionVectorPathOrInlineDv",
       "deletionVectorOffset",
@@ -93,7 +94,7 @@ class DeletionVectorLogSuite extends AnyFunSuite with BeforeAndAfterEach {
       "deletionVectorCardinality"
     ))
     assert(written.getFields.asScala.drop(upstream.getFields.size).map(
-      _.getObjectProp("field-id")).toList === 153 +: 159 +: (154 to 158).toList)
+      _.getObjectProp("field-id")).toList === 153 +: 159 +: 160 +: (154 to 158).toList)
     val resolving = new DataFileStream[GenericRecord](
       new ByteArrayInputStream(bytes),
       new GenericDatumReader[GenericRecord](written, upstream))

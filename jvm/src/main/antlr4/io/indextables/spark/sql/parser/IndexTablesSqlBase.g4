@@ -62,6 +62,8 @@ buildClause
     | TARGET INPUT SIZE size=alphanumericValue                    #targetInputSizeClause
     | WRITER HEAP SIZE size=alphanumericValue                     #writerHeapSizeClause
     | WHERE buildPredicate                                        #buildWhereClause
+    | FROM VERSION version=INTEGER_VALUE                          #fromVersionClause
+    | FROM SNAPSHOT snapshotId=INTEGER_VALUE                      #fromSnapshotClause
     | name=IDENTIFIER (~(AT | DRY | ';'))*                        #unknownBuildClause
     ;
 
@@ -76,7 +78,7 @@ modeWord
 
 // A partition predicate, as written, up to the next clause.
 buildPredicate
-    : (~(INCLUDE | EXCLUDE | INDEXING | FASTFIELDS | TARGET | WRITER | AT | DRY | ';'))+
+    : (~(INCLUDE | EXCLUDE | INDEXING | FASTFIELDS | TARGET | WRITER | FROM | AT | DRY | ';'))+
     ;
 
 timeUnit
@@ -129,7 +131,7 @@ nonReserved
     | PURGE | INDEXTABLE | OLDER | THAN | DAYS | HOURS | RETENTION | DRY | RUN | DROP
     | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
     | BUILD | COMPANION | EXCLUDE | COLUMNS | INDEXING | MODES | FASTFIELDS | MODE | INPUT | WRITER
-    | HEAP
+    | HEAP | VERSION | SNAPSHOT
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -193,6 +195,8 @@ AT: A T;
 LOCATION: L O C A T I O N;
 BUILD: B U I L D;
 COMPANION: C O M P A N I O N;
+VERSION: V E R S I O N;
+SNAPSHOT: S N A P S H O T;
 EXCLUDE: E X C L U D E;
 COLUMNS: C O L U M N S;
 INDEXING: I N D E X I N G;

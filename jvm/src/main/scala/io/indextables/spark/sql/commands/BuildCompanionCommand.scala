@@ -23,7 +23,9 @@ final case class BuildCompanionOptions(
     fastFieldsMode: Option[String] = None,
     targetInputSize: Option[String] = None,
     writerHeapSize: Option[String] = None,
-    where: Option[String] = None)
+    where: Option[String] = None,
+    fromVersion: Option[String] = None,
+    fromSnapshot: Option[String] = None)
 
 /**
  * `BUILD INDEXTABLES COMPANION FOR PARQUET '<dir>' AT LOCATION '<index>' [clauses] [DRY RUN]`
@@ -81,11 +83,18 @@ case class BuildCompanionCommand(
         IndexTablesConf.WriterHeapSize))
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val sqlConf = spark.sessionState.conf
-    val companionSource = new ParquetDirectorySource(
-      LogStore.qualify(new Path(source), hadoopConf),
-      hadoopConf,
-      sqlConf.sessionLocalTimeZone,
-      sqlConf.partitionColumnTypeInferenceEnabled)
+    val root = LogStore.qualify(new Path(source), hadoopConf)
+    val companionSource: CompanionSource = request.sourceFormat match {
+      case DeltaTableSource.Format =>
+        if (!DeltaTableSource.available) throw IndexTablesErrors
+          .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
+        new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
+      case _ => new ParquetDirectorySource(
+          root,
+          hadoopConf,
+          sqlConf.sessionLocalTimeZone,
+          sqlConf.partitionColumnTypeInferenceEnabled)
+    }
     val r = CompanionSync.run(
       spark,
       TableLogResolver.log(location, opts),
@@ -97,7 +106,7 @@ case class BuildCompanionCommand(
       r.indexPath,
       r.sourcePath,
       r.status,
-      null,
+      r.sourceVersion.map(Long.box).orNull,
       r.splitsCreated,
       r.splitsInvalidated,
       r.filesIndexed,
@@ -123,10 +132,21 @@ object BuildCompanionCommand {
       options: BuildCompanionOptions,
       dryRun: Boolean,
       defaultHeapSize: Long): CompanionBuildRequest = {
-    if (!sourceFormat.equalsIgnoreCase("parquet")) throw IndexTablesErrors.companionInvalidOption(
-      "source format",
-      sourceFormat,
-      "PARQUET (a directory of Parquet files); Delta and Iceberg sources are not supported yet")
+    val format = sourceFormat.toLowerCase(Locale.ROOT)
+    if (format != "parquet" && format != DeltaTableSource.Format) throw IndexTablesErrors
+      .companionInvalidOption(
+        "source format",
+        sourceFormat,
+        "PARQUET (a directory of Parquet files) or DELTA (a Delta Lake table); Iceberg sources " +
+          "are not supported yet")
+    if (options.fromVersion.isDefined && format != DeltaTableSource.Format) throw IndexTablesErrors
+      .companionInvalidOption("FROM VERSION", options.fromVersion.get, "a clause of FOR DELTA only")
+    options.fromSnapshot.foreach { s =>
+      throw IndexTablesErrors.companionInvalidOption("FROM SNAPSHOT", s, "a clause of FOR ICEBERG")
+    }
+    val fromVersion = options.fromVersion.map(v =>
+      scala.util.Try(v.toLong).toOption.getOrElse(
+        throw IndexTablesErrors.companionInvalidOption("FROM VERSION", v, "a version number")))
     options.indexingModes.getOrElse(Nil).foreach { case (column, mode) =>
       if (!CompanionBuildRequest.Modes.contains(mode.toLowerCase(Locale.ROOT)))
         throw IndexTablesErrors.companionUnknownIndexingMode(column, mode)
@@ -159,7 +179,9 @@ object BuildCompanionCommand {
         _,
         MinHeapSize)).getOrElse(defaultHeapSize),
       options.where.filter(_.trim.nonEmpty),
-      dryRun
+      dryRun,
+      format,
+      fromVersion
     )
   }
 }

@@ -5,6 +5,8 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 import org.apache.spark.sql.types.{ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType}
 import org.apache.spark.sql.{Row, SparkSession}
 
+import io.indextables.spark.transaction.TableLayout
+
 /**
  * `DESCRIBE INDEXTABLES STATE '<path>' | <table>`: the table's latest state, one row:
  * table_path string, version long, num_files long, num_records long (the rows readers see: the
@@ -15,7 +17,9 @@ import org.apache.spark.sql.{Row, SparkSession}
  * read from one), tombstone_ratio double (the share of that state's entries that are
  * tombstones), needs_compaction boolean (the next checkpoint would compact the state: too many
  * tombstones or manifests, by `spark.indextables.state.compaction.*`), num_deletion_vectors
- * long (splits with deleted rows) and num_deleted_rows long (rows their vectors delete).
+ * long (splits with deleted rows) and num_deleted_rows long (rows their vectors delete); for a
+ * companion index of another table's files, source_format string, source_path string and
+ * source_version long (the source table's version it reflects), else null.
  */
 case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
     extends LeafRunnableCommand {
@@ -40,7 +44,10 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
     AttributeReference("tombstone_ratio", DoubleType, nullable = false)(),
     AttributeReference("needs_compaction", BooleanType, nullable = false)(),
     AttributeReference("num_deletion_vectors", LongType, nullable = false)(),
-    AttributeReference("num_deleted_rows", LongType, nullable = false)()
+    AttributeReference("num_deleted_rows", LongType, nullable = false)(),
+    AttributeReference("source_format", StringType)(),
+    AttributeReference("source_path", StringType)(),
+    AttributeReference("source_version", LongType)()
   )
 
   override def run(spark: SparkSession): Seq[Row] = {
@@ -58,6 +65,8 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       if (s.allFiles.forall(_.numRecords.isDefined)) s.allFiles.flatMap(_.liveRecords).sum
       else null
     val vectors = s.allFiles.flatMap(_.deletionVector)
+    val conf = s.metadata.configuration
+    val source = conf.get(TableLayout.SourceTablePathKey)
     Seq(Row(
       log.tablePath.toString,
       s.version,
@@ -75,7 +84,10 @@ case class DescribeIndexTablesStateCommand(target: IndexTablesCommandTarget)
       tombstoneRatio,
       needsCompaction,
       vectors.size.toLong,
-      vectors.map(_.cardinality).sum
+      vectors.map(_.cardinality).sum,
+      source.map(_ => conf.getOrElse(TableLayout.SourceFormatKey, "parquet")).orNull,
+      source.orNull,
+      conf.get(TableLayout.SourceVersionKey).map(v => Long.box(v.toLong)).orNull
     ))
   }
 }

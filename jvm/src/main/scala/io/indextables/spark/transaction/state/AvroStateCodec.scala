@@ -55,7 +55,8 @@ object AvroStateCodec {
 
   /**
    * `companionSourceFileSizes` (the byte size of each of `companionSourceFiles` when indexed)
-   * and `companionDocsInRowOrder`, written together: the `parquetCompanion` feature's fields.
+   * `companionDocsInRowOrder` and `companionSourceDeletionVectors`, written together: the
+   * `parquetCompanion` feature's fields.
    */
   private lazy val CompanionSizesFields: Seq[Schema.Field] = Seq(
     extraField(
@@ -69,6 +70,12 @@ object AvroStateCodec {
       159,
       "Whether doc d of the split is row d of its companionSourceFiles read in order",
       Schema.create(Schema.Type.BOOLEAN)
+    ),
+    extraField(
+      "companionSourceDeletionVectors",
+      160,
+      "The source's deletion vector id on each companionSourceFiles entry, empty for none",
+      Schema.createArray(Schema.create(Schema.Type.STRING))
     )
   )
 
@@ -116,7 +123,8 @@ object AvroStateCodec {
     EntrySchemas((
       entries.exists(a =>
         a.add.companionSourceFileSizes.isDefined ||
-          a.add.companionDocsInRowOrder.isDefined),
+          a.add.companionDocsInRowOrder.isDefined ||
+          a.add.companionSourceDeletionVectors.isDefined),
       entries.exists(_.add.deletionVector.isDefined)))
 
   private lazy val ManifestInfoSchema: Schema =
@@ -356,6 +364,9 @@ object AvroStateCodec {
         "companionSourceFileSizes",
         a.companionSourceFileSizes.map(_.map(Long.box).asJava).orNull)
       r.put("companionDocsInRowOrder", a.companionDocsInRowOrder.map(Boolean.box).orNull)
+      r.put(
+        "companionSourceDeletionVectors",
+        a.companionSourceDeletionVectors.map(_.asJava).orNull)
     }
     if (schema.getField("deletionVectorCardinality") != null) {
       val d = a.deletionVector

@@ -116,7 +116,9 @@ private[state] final class FileEntryDatumReader(keepPartition: Map[String, Strin
         )
       },
       companionDocsInRowOrder =
-        opt[java.lang.Boolean](Slot.CompanionDocsInRowOrder).map(_.booleanValue())
+        opt[java.lang.Boolean](Slot.CompanionDocsInRowOrder).map(_.booleanValue()),
+      companionSourceDeletionVectors =
+        opt[Seq[String]](Slot.CompanionSourceDeletionVectors)
     )
     FileEntry(
       add,
@@ -333,7 +335,8 @@ private object FileEntryDatumReader {
     "deletionVectorOffset",
     "deletionVectorSizeInBytes",
     "deletionVectorCardinality",
-    "companionDocsInRowOrder"
+    "companionDocsInRowOrder",
+    "companionSourceDeletionVectors"
   )
 
   /** The position in [[FieldNames]] of each field. */
@@ -367,6 +370,7 @@ private object FileEntryDatumReader {
     final val DeletionVectorSizeInBytes = 26
     final val DeletionVectorCardinality = 27
     final val CompanionDocsInRowOrder = 28
+    final val CompanionSourceDeletionVectors = 29
   }
 
   /** Maps that most reads never look into, kept packed until they do. */

@@ -1,0 +1,165 @@
+package io.indextables.spark.sync
+
+import java.net.URI
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.delta.{DeltaLog, NoMapping, Snapshot}
+import org.apache.spark.sql.delta.actions.{AddFile, DeletionVectorDescriptor}
+import org.apache.spark.sql.delta.deletionvectors.StoredBitmap
+import org.apache.spark.sql.delta.storage.dv.HadoopFileSystemDVStore
+import org.apache.spark.sql.types.StructType
+import org.roaringbitmap.RoaringBitmap
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.storage.LogStore
+
+/**
+ * A Delta Lake table, read through Delta's own snapshot API (delta-spark, the user's, on the
+ * class path when their tables are Delta tables; see [[DeltaTableSource.available]]): its live
+ * files at its latest version, or at `version`, their partition values typed by the table's
+ * schema, and their deletion vectors. Nothing of the table's log is parsed here. Driver side.
+ *
+ * Refused, naming the feature: column mapping (the Parquet files' column names are not the
+ * table's), and a file outside the table's directory (a shallow clone's). Deletion vectors are
+ * honoured: [[deletedRows]] reads one through Delta.
+ *
+ * @param root     the table's qualified directory
+ * @param version  the version to list (FROM VERSION), or None for the latest
+ * @param timeZone the session's time zone, in which partition values are rendered
+ */
+final class DeltaTableSource(
+    spark: SparkSession,
+    val root: Path,
+    version: Option[Long],
+    timeZone: String)
+    extends CompanionSource {
+
+  override val format: String = DeltaTableSource.Format
+
+  private lazy val log: DeltaLog = {
+    val log = DeltaLog.forTable(spark, root)
+    if (!log.tableExists) {
+      val store = LogStore.forPath(root, spark.sessionState.newHadoopConf())
+      if (!store.exists(root)) throw IndexTablesErrors.companionSourceNotFound(root.toString)
+      throw IndexTablesErrors.companionSourceNotATable(
+        format,
+        root.toString,
+        "it has no Delta log (_delta_log/ with a commit)")
+    }
+    log
+  }
+
+  private lazy val snapshot: Snapshot = version match {
+    case None => log.update()
+    case Some(v) =>
+      try log.getSnapshotAt(v)
+      catch {
+        case NonFatal(e) => throw IndexTablesErrors.companionSourceVersionUnavailable(
+            format,
+            root.toString,
+            s"version $v",
+            e)
+      }
+  }
+
+  /** Delta's vector descriptor of each listed file that has one, by its relative path. */
+  private val vectors = scala.collection.mutable.Map.empty[String, DeletionVectorDescriptor]
+
+  override def list(): SourceListing = listing
+
+  private lazy val listing: SourceListing = {
+    val snap = snapshot
+    val metadata = snap.metadata
+    if (metadata.columnMappingMode != NoMapping) {
+      throw IndexTablesErrors.companionSourceFeatureUnsupported(
+        format,
+        root.toString,
+        s"column mapping (mode '${metadata.columnMappingMode.name}')",
+        "its Parquet files name columns by physical names the index cannot map yet; index a " +
+          "copy of the table without column mapping"
+      )
+    }
+    val partitionSchema = StructType(metadata.partitionSchema.fields.map(_.copy(nullable = true)))
+    val dataSchema = ParquetFooters.asNullable(StructType(
+      metadata.schema.fields.filterNot(f => metadata.partitionColumns.contains(f.name))))
+    val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
+    val adds = snap.allFiles.collect().toSeq
+    val files = adds.map { add =>
+      val rel = relative(add, rootPath)
+      Option(add.deletionVector).foreach(d => vectors(rel) = d)
+      SourceFile(
+        rel,
+        add.size,
+        add.modificationTime,
+        partitionSchema.fields.map { f =>
+          val raw = add.partitionValues.getOrElse(f.name, null)
+          f.name -> PartitionInference.canonical(raw, f.dataType, timeZone).getOrElse(
+            throw IndexTablesErrors.companionPartitionLayout(
+              root.toString,
+              rel,
+              s"its value '$raw' of partition column '${f.name}' is not a ${f.dataType.sql}"))
+        }.toMap,
+        Option(add.deletionVector).map(d => SourceDeletionVector(d.uniqueId, d.cardinality))
+      )
+    }.sortBy(_.path)
+    SourceListing(files, partitionSchema, Some(snap.version), Some(dataSchema))
+  }
+
+  override def dataSchemaOf(file: SourceFile): StructType = listing.dataSchema.get
+
+  override def deletedRows(file: SourceFile): RoaringBitmap = {
+    val descriptor = vectors.getOrElse(
+      file.path,
+      throw IndexTablesErrors.internalError(s"no deletion vector listed for ${file.path}"))
+    val rows =
+      try StoredBitmap.create(descriptor, log.dataPath)
+          .load(new HadoopFileSystemDVStore(log.newDeltaHadoopConf()))
+      catch {
+        case NonFatal(e) => throw IndexTablesErrors.companionIndexFailed(
+            new Path(root, file.path).toString,
+            e)
+      }
+    val out = new RoaringBitmap()
+    rows.forEach { row =>
+      if (row > Int.MaxValue) throw IndexTablesErrors.companionIndexFailed(
+        new Path(root, file.path).toString,
+        new ArithmeticException(s"its deletion vector names row $row, past 2^31 - 1"))
+      out.add(row.toInt)
+    }
+    out
+  }
+
+  /** The add's path relative to the table's directory, decoded (Delta's paths are URIs). */
+  private def relative(add: AddFile, rootPath: String): String = {
+    val uri = new URI(add.path)
+    if (!uri.isAbsolute && !uri.getPath.startsWith("/")) uri.getPath
+    else {
+      val full = LogStore.qualify(new Path(uri), log.newDeltaHadoopConf()).toUri
+      val sameFs = full.getScheme == root.toUri.getScheme &&
+        full.getAuthority == root.toUri.getAuthority
+      if (sameFs && full.getPath.startsWith(rootPath)) full.getPath.substring(rootPath.length)
+      else throw IndexTablesErrors.companionSourceFeatureUnsupported(
+        format,
+        root.toString,
+        s"a data file outside the table's directory ($full)",
+        "a companion index reads its source's files below one directory; index a deep " +
+          "clone of the table instead"
+      )
+    }
+  }
+}
+
+object DeltaTableSource {
+
+  val Format = "delta"
+
+  /** Whether delta-spark is on the class path; without it, a Delta source is refused. */
+  def available: Boolean =
+    try {
+      Class.forName("org.apache.spark.sql.delta.DeltaLog", false, getClass.getClassLoader)
+      true
+    } catch { case _: ClassNotFoundException | _: LinkageError => false }
+}
