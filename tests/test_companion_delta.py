@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, StructField, StructType
 
 import delta_oracle
-from helpers import assert_same_rows, jvm, read_table, write_table
+from helpers import FORMAT, assert_same_rows, jvm, read_table, write_table
 from indextables.exceptions import IndexTablesError
 
 pytestmark = pytest.mark.skipif(
@@ -173,11 +173,18 @@ def test_an_index_follows_every_kind_of_delta_change(spark: SparkSession, tmp_pa
     delta_api(spark, source).optimize().executeCompaction()
     build(spark, source, index)
     assert_answers_match(spark, index, delta)
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    # (VACUUM lists the table in parallelPartitionDiscovery.parallelism tasks: 10,000 here.)
+    vacuum = {
+        "spark.databricks.delta.retentionDurationCheck.enabled": "false",
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": "2",
+    }
+    for key, value in vacuum.items():
+        spark.conf.set(key, value)
     try:
         delta_api(spark, source).vacuum(0.0)
     finally:
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
+        for key in vacuum:
+            spark.conf.unset(key)
     # VACUUM changes no live file (Delta may log it as a version, which the index then records).
     row = build(spark, source, index)
     assert (row.status in ("no_action", "success"), row.parquet_files_indexed) == (True, 0)
@@ -358,3 +365,34 @@ def test_two_syncs_racing_on_one_index_lose_and_double_nothing(
     assert "success" in outcomes, outcomes
     assert set(outcomes) <= {"success", "no_action", "INDEXTABLES_COMPANION_BUILD_CONFLICT"}
     assert_answers_match(spark, index, delta)
+
+
+def test_a_read_can_bound_how_far_the_index_lags_and_python_syncs_it(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    source, index = tmp_path / "delta", tmp_path / "index"
+    delta = create_delta(spark, source, make_rows(spark, 200, seed=10, first_id=0))
+    build(spark, source, index)
+    synced = delta_version(spark, source)
+    for i in range(2):
+        delta.append(make_rows(spark, 50, seed=11 + i, first_id=1000 + 100 * i, files=1))
+    lag = "spark.indextables.read.companion.maxSourceVersionLag"
+
+    def read(allowed: int) -> DataFrame:
+        return spark.read.format(FORMAT).option(lag, str(allowed)).load(str(index))
+
+    with pytest.raises(IndexTablesError) as e:
+        read(1).count()
+    assert e.value.error_class == "INDEXTABLES_COMPANION_INDEX_STALE"
+    assert f"version {synced}" in str(e.value) and f"version {synced + 2}" in str(e.value)
+    assert read(2).count() == 200  # as of the last sync
+    # The Python handle syncs the index from its own record of the source.
+    from indextables import IndexTable
+
+    row = IndexTable.for_path(spark, str(index)).sync_companion()
+    assert (row["status"], row["source_version"]) == ("success", synced + 2)
+    assert_same_rows(read(0), delta.read())
+    with pytest.raises(ValueError, match="not a companion index"):
+        parquet_table = tmp_path / "plain"
+        write_table(make_rows(spark, 5, seed=1, first_id=0), str(parquet_table))
+        IndexTable.for_path(spark, str(parquet_table)).sync_companion()

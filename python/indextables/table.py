@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
 
 from indextables.exceptions import convert_exception
 
@@ -151,6 +151,32 @@ class IndexTable:
         if fields:
             clauses += f" ON FIELDS ({_identifiers('fields', fields)})"
         return self._command("PREWARM INDEXTABLES CACHE {table}" + clauses + _where(where))
+
+    def sync_companion(self, from_version: int | None = None) -> Row:
+        """Brings this companion index up to date with its source, a Delta table or a folder
+        of Parquet files (`BUILD INDEXTABLES COMPANION FOR DELTA|PARQUET '<source>' AT LOCATION
+        '<this index>'`), with the columns and modes its first build fixed: indexes the files
+        that are new, drops the splits of files that are gone, and carries the source's deleted
+        rows over. `from_version` syncs to that Delta version instead of the latest. Returns the
+        command's one row (status, source_version, splits_created, ...).
+
+        Raises `ValueError` when this table is not a companion index of another table's files.
+        """
+        (state,) = self.describe().collect()
+        if state["source_path"] is None:
+            raise ValueError(
+                f"{self._target} is not a companion index of another table's files: "
+                "BUILD INDEXTABLES COMPANION makes one"
+            )
+        clause = ""
+        if from_version is not None:
+            clause = f" FROM VERSION {_non_negative('from_version', from_version)}"
+        (row,) = self._command(
+            f"BUILD INDEXTABLES COMPANION FOR {str(state['source_format']).upper()} "
+            f"{_quoted(str(state['source_path']))} AT LOCATION {_quoted(str(state['table_path']))}"
+            + clause
+        ).collect()
+        return row
 
     def _command(self, template: str) -> DataFrame:
         """Runs the SQL command `template` with `{table}` standing for this table."""

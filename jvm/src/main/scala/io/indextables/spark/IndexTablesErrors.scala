@@ -895,6 +895,17 @@ object IndexTablesErrors {
       s"$BuildCommand: the source directory $source does not exist. Check the path."
     )
 
+  /** A companion index further behind its source table than the read allows. */
+  def companionIndexStale(index: String, source: String, synced: Long, latest: Long, allowed: Long)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_INDEX_STALE",
+      s"The companion index $index reflects version $synced of its source $source, which is at " +
+        s"version $latest now: ${latest - synced} versions behind, more than " +
+        s"spark.indextables.read.companion.maxSourceVersionLag ($allowed) allows. Sync it " +
+        s"($BuildCommand FOR DELTA '$source' AT LOCATION '$index'), or raise the setting."
+    )
+
   /** The source is not a table of the format the command names. */
   def companionSourceNotATable(format: String, source: String, why: String)
       : IndexTablesException =
@@ -936,9 +947,9 @@ object IndexTablesErrors {
   def companionSourceLibraryMissing(format: String, library: String): IndexTablesException =
     error(
       "INDEXTABLES_COMPANION_SOURCE_LIBRARY_MISSING",
-      s"$BuildCommand FOR ${format.toUpperCase(java.util.Locale.ROOT)} reads the table through " +
-        s"$library, which is not on the class path: add it to the session (for example " +
-        s"spark.jars.packages), as for any read of a $format table."
+      s"A companion index of a $format table reads the table through $library, which is " +
+        "not on the class path: add it to the session (for example spark.jars.packages), as " +
+        s"for any read of a $format table."
     )
 
   /**

@@ -143,6 +143,16 @@ object IndexTablesConf {
     "The most splits one read task searches when read.splitsPerTask is auto.",
     min = 1)
 
+  val CompanionMaxSourceVersionLag: ConfEntry[Long] = long(
+    "spark.indextables.read.companion.maxSourceVersionLag",
+    -1L,
+    "For a companion index of a Delta table: a read fails (INDEXTABLES_COMPANION_INDEX_STALE) " +
+      "when the table's latest version is more than this many versions past the one the index " +
+      "was last synced to; 0 asks for an index in step with its source. -1 (the default): no " +
+      "check, the read answers as of the last sync.",
+    min = -1L
+  )
+
   val CacheMaxSize: ConfEntry[Long] = long(
     "spark.indextables.cache.maxSize",
     268435456L,
@@ -704,6 +714,7 @@ object IndexTablesConf {
     ReadBatchSize,
     SplitsPerTask,
     MaxSplitsPerTask,
+    CompanionMaxSourceVersionLag,
     CacheMaxSize,
     QueryCacheEnabled,
     DiskCacheEnabled,

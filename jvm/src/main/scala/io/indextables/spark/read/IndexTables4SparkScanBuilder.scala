@@ -84,6 +84,7 @@ final class IndexTables4SparkScanBuilder(
   }
 
   override def build(): Scan = {
+    CompanionStaleness.check(table)
     val in = ScanInputs(table, filters, required, limit)
     val route = ReadRoute.decide(in, aggregate)
     // A log-answered aggregate reads no file: its answer holds whatever was purged.

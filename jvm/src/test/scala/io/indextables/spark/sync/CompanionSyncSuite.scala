@@ -134,7 +134,8 @@ class CompanionSyncSuite extends IndexTablesTestBase {
       file("day=d1/d").copy(deletionVector = dv("v3")),
       file("day=d1/e"),
       file("day=d1/f").copy(deletionVector = dv("v4")),
-      file("day=d1/g"))
+      file("day=d1/g")
+    )
     def ordered(path: String, fs: Seq[String], inOrder: Boolean, vectors: Option[Seq[String]]) =
       split(path, fs).copy(
         companionDocsInRowOrder = Some(inOrder),
