@@ -96,6 +96,16 @@ def delta_api(spark: SparkSession, path: Path | str) -> Any:
     return jvm(spark).io.delta.tables.DeltaTable.forPath(spark._jsparkSession, str(path))
 
 
+def data_files(source: Path) -> set[Path]:
+    """The table's Parquet data files (not its log's checkpoints), live or not."""
+    return {p for p in source.rglob("*.parquet") if "_delta_log" not in p.parts}
+
+
+def live_files(delta: delta_oracle.DeltaTable) -> set[Path]:
+    """The data files of the table's latest version, as Delta reads them."""
+    return {Path(u.removeprefix("file:")) for u in delta.read().inputFiles()}
+
+
 def plan_of(df: DataFrame) -> str:
     return str(df._jdf.queryExecution().executedPlan().toString())
 
@@ -130,9 +140,9 @@ def test_an_index_follows_every_kind_of_delta_change(spark: SparkSession, tmp_pa
     assert_answers_match(spark, index, delta)
 
     # An append: only its files are indexed.
-    before = {p for p in source.rglob("*.parquet")}
+    before = data_files(source)
     delta.append(make_rows(spark, 300, seed=2, first_id=900))
-    added = {p for p in source.rglob("*.parquet")} - before
+    added = data_files(source) - before
     row = build(spark, source, index)
     assert (row.status, row.parquet_files_indexed, row.splits_invalidated) == (
         "success",
@@ -223,6 +233,9 @@ def test_rows_deleted_by_vectors_never_come_back_through_any_route(
     assert idx.count() == 400
     (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{index}'").collect()
     assert (state.num_records, state.num_deleted_rows) == (400, 200)
+    # MERGE SPLITS cannot rewrite the source's rows: it leaves the splits with vectors alone.
+    spark.sql(f"MERGE SPLITS '{index}' TARGET SIZE 100M").collect()
+    assert_answers_match(spark, index, delta)
 
 
 def test_from_version_indexes_the_table_as_it_was(spark: SparkSession, tmp_path: Path) -> None:
@@ -396,3 +409,72 @@ def test_a_read_can_bound_how_far_the_index_lags_and_python_syncs_it(
         parquet_table = tmp_path / "plain"
         write_table(make_rows(spark, 5, seed=1, first_id=0), str(parquet_table))
         IndexTable.for_path(spark, str(parquet_table)).sync_companion()
+
+
+def test_a_sync_killed_midway_leaves_the_index_as_it_was(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    from killed_driver import KilledDriver
+
+    source, index = tmp_path / "delta", tmp_path / "index"
+    delta = create_delta(spark, source, make_rows(spark, 300, seed=20, first_id=0))
+    build(spark, source, index)
+    synced = delta_version(spark, source)
+    # Work for the killed sync: many new files, each its own split (TARGET INPUT SIZE 1).
+    old_files = data_files(source)
+    for i in range(3):
+        delta.append(make_rows(spark, 400, seed=21 + i, first_id=1000 * (i + 1), files=8))
+    jars = ":".join(str(j) for j in delta_oracle.oracle_jars())
+    statement = (
+        f"BUILD INDEXTABLES COMPANION FOR DELTA '{source}' AT LOCATION '{index}' "
+        "TARGET INPUT SIZE 1"
+    )
+    driver = KilledDriver(
+        tmp_path / "killed",
+        "spark.sql(args[0]).collect()\n",
+        [statement],
+        {"spark.driver.extraClassPath": jars},
+    )
+    before = set(index.rglob("*.split"))
+    versions = sorted((index / "_transaction_log").glob("*.json"))
+    try:
+        driver.run_until(
+            lambda: len(set(index.rglob("*.split")) - before) >= 2, "the sync to write splits"
+        )
+    finally:
+        driver.kill()
+    # The index is at its previous version and answers as the table did then.
+    assert sorted((index / "_transaction_log").glob("*.json")) == versions
+    then = spark.read.format("delta").option("versionAsOf", synced).load(str(source))
+    assert_same_rows(read_table(spark, str(index)), then)
+    # The next sync finishes, and nothing is lost or doubled.
+    row = build(spark, source, index, "TARGET INPUT SIZE 1")
+    assert (row.status, row.parquet_files_indexed) == (
+        "success",
+        len(data_files(source) - old_files),
+    )
+    assert_answers_match(spark, index, delta)
+
+
+def test_a_sync_whose_source_log_was_cleaned_up_lists_the_whole_table(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    source, index = tmp_path / "delta", tmp_path / "index"
+    delta = create_delta(spark, source, make_rows(spark, 100, seed=30, first_id=0, files=1))
+    build(spark, source, index)
+    synced = delta_version(spark, source)
+    old_files = data_files(source)
+    for i in range(11):
+        delta.append(make_rows(spark, 10, seed=31 + i, first_id=1000 + 100 * i, files=1))
+    delta.sql("DELETE FROM {table} WHERE id % 5 = 0")
+    # What Delta's log cleanup does: the commits right after the index's version are gone, so
+    # the sync cannot read only the changes since, and reads the table's whole state instead.
+    assert list((source / "_delta_log").glob("*.checkpoint.parquet"))
+    for v in range(synced + 1, synced + 3):
+        (source / "_delta_log" / f"{v:020d}.json").unlink()
+    row = build(spark, source, index)
+    assert (row.status, row.parquet_files_indexed) == (
+        "success",
+        len(live_files(delta) - old_files),
+    )
+    assert_answers_match(spark, index, delta)

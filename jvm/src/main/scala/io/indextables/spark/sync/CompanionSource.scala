@@ -23,6 +23,12 @@ trait CompanionSource {
   /** The live files and their partitioning, read now. */
   def list(): SourceListing
 
+  /**
+   * The same listing as [[list]], for an index that recorded `previous`: a source with a log
+   * may read only the versions after it, and falls back to [[list]] whenever it cannot.
+   */
+  def listSince(previous: Option[PreviousSync]): SourceListing = list()
+
   /** The Spark schema of one of the listed files' data columns (without partition columns). */
   def dataSchemaOf(file: SourceFile): StructType
 
@@ -37,11 +43,19 @@ trait CompanionSource {
 /**
  * A source table's deletion vector on one of its files: rows it deleted while keeping the file.
  *
- * @param id          the vector's identity in the source: two files with one id delete the same
- *                    rows
- * @param cardinality how many rows it deletes
+ * @param id the vector's identity in the source: two files with one id delete the same rows
  */
-final case class SourceDeletionVector(id: String, cardinality: Long)
+final case class SourceDeletionVector(id: String)
+
+/**
+ * What the index knew of its source after its last sync, for a source that can read only what
+ * changed since ([[CompanionSource.listSince]]).
+ *
+ * @param version the source version the index reflects
+ * @param files   every live file of the source at that version, as the index recorded them (their
+ *                modification time unknown: 0)
+ */
+final case class PreviousSync(version: Long, files: Seq[SourceFile])
 
 /**
  * One Parquet file of a source.

@@ -55,8 +55,6 @@ object CompanionSync {
 
   val Operation: String = "BUILD COMPANION"
 
-  private val LastSyncedVersionKey = TableLayout.SourceVersionKey
-
   /**
    * @param log        the index's transaction log (it may not exist yet)
    * @param hadoopConf the session's Hadoop configuration with the storage settings
@@ -74,7 +72,7 @@ object CompanionSync {
     val base = if (log.exists) Some(log.snapshot()) else None
     base.foreach(checkTarget(index, source, _))
     checkOutside(index, log.tablePath, source.root)
-    val listing = source.list()
+    val listing = source.listSince(base.flatMap(previousSync(_, request)))
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
     val recordedSchema =
       base.map(s => DataType.fromJson(s.metadata.schemaString).asInstanceOf[StructType])
@@ -134,7 +132,7 @@ object CompanionSync {
         s"$message in ${System.currentTimeMillis() - start} ms"
       )
     val recordedVersion =
-      base.flatMap(_.metadata.configuration.get(LastSyncedVersionKey)).map(_.toLong)
+      base.flatMap(_.metadata.configuration.get(TableLayout.SourceVersionKey)).map(_.toLong)
     val summary = s"${plan.files.size} Parquet files in ${plan.groups.size} splits to index, " +
       s"${plan.removed.size} splits whose files are gone or changed to remove, " +
       s"${plan.revectored.size} splits whose source rows were deleted to update, " +
@@ -220,6 +218,39 @@ object CompanionSync {
       try sc.parallelize(groups, groups.size).map(CompanionIndexer.index(spec, _)).collect().toSeq
       finally sc.setJobDescription(null)
     }
+
+  /**
+   * What the index knew of every source file at its last sync, when that sync saw every file
+   * (no WHERE, now or then) and each split records its files' sizes: a source may then read
+   * only the versions since.
+   */
+  private def previousSync(snap: Snapshot, request: CompanionBuildRequest): Option[PreviousSync] = {
+    val conf = snap.metadata.configuration
+    val version = conf.get(TableLayout.SourceVersionKey).map(_.toLong)
+    val complete = conf.get(CompleteSyncKey).contains("true") && request.where.isEmpty
+    val live = snap.allFiles
+    if (version.isEmpty || !complete || !live.forall(_.companionSizes.nonEmpty)) None
+    else Some(PreviousSync(
+      version.get,
+      live.flatMap { a =>
+        val sizes = a.companionSizes
+        a.companionSourceFiles.getOrElse(Nil).zip(a.companionSourceVectors).map {
+          case (f, vector) => SourceFile(
+              f,
+              sizes(f),
+              0L,
+              a.partitionValues,
+              Some(vector).filter(_.nonEmpty).map(SourceDeletionVector))
+        }
+      }
+    ))
+  }
+
+  /**
+   * Ours: `true` when the last sync of an index of a versioned source saw all of its files (no
+   * WHERE clause), so that its record of them is whole.
+   */
+  val CompleteSyncKey = "indextables.companion.lastSyncComplete"
 
   /** An existing index must be a companion index of this very source. */
   private def checkTarget(index: String, source: CompanionSource, snap: Snapshot): Unit = {
@@ -315,7 +346,10 @@ object CompanionSync {
       val now = System.currentTimeMillis()
       val removes = (plan.removed ++ plan.revectored).map(r => r.removed(now, dataChange = true))
       val vectors = (adds ++ renewed).exists(_.deletionVector.isDefined)
-      val synced = sourceVersion.map(v => LastSyncedVersionKey -> v.toString).toMap
+      val synced = sourceVersion.toSeq.flatMap(v =>
+        Seq(
+          TableLayout.SourceVersionKey -> v.toString,
+          CompleteSyncKey -> request.where.isEmpty.toString)).toMap
       val header = current match {
         case None =>
           val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++

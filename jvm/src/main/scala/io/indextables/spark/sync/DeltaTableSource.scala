@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.delta.{DeltaLog, NoMapping, Snapshot}
-import org.apache.spark.sql.delta.actions.{AddFile, DeletionVectorDescriptor}
+import org.apache.spark.sql.delta.actions.{AddFile, DeletionVectorDescriptor, RemoveFile}
 import org.apache.spark.sql.delta.deletionvectors.StoredBitmap
 import org.apache.spark.sql.delta.storage.dv.HadoopFileSystemDVStore
 import org.apache.spark.sql.types.StructType
@@ -70,9 +70,50 @@ final class DeltaTableSource(
 
   override def list(): SourceListing = listing
 
-  private lazy val listing: SourceListing = {
-    val snap = snapshot
-    val metadata = snap.metadata
+  /**
+   * From the index's record of version `previous.version` and the table's commits after it, read
+   * through Delta's `getChanges` (no state reconstruction): per version, its removes, then its
+   * adds (a new deletion vector is a remove and an add of one path). Falls back to the full
+   * listing when the index is newer, or when a commit after it cannot be read (its log was
+   * cleaned up): every version must be there.
+   */
+  override def listSince(previous: Option[PreviousSync]): SourceListing = previous match {
+    case Some(p) if p.version <= snapshot.version => changesSince(p).getOrElse(listing)
+    case _ => listing
+  }
+
+  private def changesSince(p: PreviousSync): Option[SourceListing] = {
+    val (partitionSchema, dataSchema) = schemas
+    val changes =
+      if (p.version == snapshot.version) Vector.empty
+      else
+        try log.getChanges(p.version + 1, failOnDataLoss = true)
+            .takeWhile(_._1 <= snapshot.version).toVector
+        catch { case NonFatal(_) => return None }
+    if (changes.map(_._1) != (p.version + 1 to snapshot.version)) return None
+    val files = scala.collection.mutable.Map(p.files.map(f => f.path -> f): _*)
+    changes.foreach { case (_, actions) =>
+      actions.foreach {
+        case r: RemoveFile => files.remove(relative(r.path))
+        case _ =>
+      }
+      actions.foreach {
+        case a: AddFile =>
+          val f = sourceFile(a, partitionSchema)
+          files(f.path) = f
+        case _ =>
+      }
+    }
+    Some(SourceListing(
+      files.values.toSeq.sortBy(_.path),
+      partitionSchema,
+      Some(snapshot.version),
+      Some(dataSchema)))
+  }
+
+  /** The partition and data schemas of the snapshot, whose features are checked first. */
+  private lazy val schemas: (StructType, StructType) = {
+    val metadata = snapshot.metadata
     if (metadata.columnMappingMode != NoMapping) {
       throw IndexTablesErrors.companionSourceFeatureUnsupported(
         format,
@@ -82,37 +123,43 @@ final class DeltaTableSource(
           "copy of the table without column mapping"
       )
     }
-    val partitionSchema = StructType(metadata.partitionSchema.fields.map(_.copy(nullable = true)))
-    val dataSchema = ParquetFooters.asNullable(StructType(
-      metadata.schema.fields.filterNot(f => metadata.partitionColumns.contains(f.name))))
-    val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
-    val adds = snap.allFiles.collect().toSeq
-    val files = adds.map { add =>
-      val rel = relative(add, rootPath)
-      Option(add.deletionVector).foreach(d => vectors(rel) = d)
-      SourceFile(
-        rel,
-        add.size,
-        add.modificationTime,
-        partitionSchema.fields.map { f =>
-          val raw = add.partitionValues.getOrElse(f.name, null)
-          f.name -> PartitionInference.canonical(raw, f.dataType, timeZone).getOrElse(
-            throw IndexTablesErrors.companionPartitionLayout(
-              root.toString,
-              rel,
-              s"its value '$raw' of partition column '${f.name}' is not a ${f.dataType.sql}"))
-        }.toMap,
-        Option(add.deletionVector).map(d => SourceDeletionVector(d.uniqueId, d.cardinality))
-      )
-    }.sortBy(_.path)
-    SourceListing(files, partitionSchema, Some(snap.version), Some(dataSchema))
+    (
+      StructType(metadata.partitionSchema.fields.map(_.copy(nullable = true))),
+      ParquetFooters.asNullable(StructType(
+        metadata.schema.fields.filterNot(f => metadata.partitionColumns.contains(f.name)))))
+  }
+
+  private lazy val listing: SourceListing = {
+    val (partitionSchema, dataSchema) = schemas
+    val files = snapshot.allFiles.collect().toSeq.map(sourceFile(_, partitionSchema))
+    SourceListing(files.sortBy(_.path), partitionSchema, Some(snapshot.version), Some(dataSchema))
+  }
+
+  /** The listing's entry of `add`, its vector's descriptor kept for [[deletedRows]]. */
+  private def sourceFile(add: AddFile, partitionSchema: StructType): SourceFile = {
+    val rel = relative(add.path)
+    Option(add.deletionVector).foreach(d => vectors(rel) = d)
+    SourceFile(
+      rel,
+      add.size,
+      add.modificationTime,
+      partitionSchema.fields.map { f =>
+        val raw = add.partitionValues.getOrElse(f.name, null)
+        f.name -> PartitionInference.canonical(raw, f.dataType, timeZone).getOrElse(
+          throw IndexTablesErrors.companionPartitionLayout(
+            root.toString,
+            rel,
+            s"its value '$raw' of partition column '${f.name}' is not a ${f.dataType.sql}"))
+      }.toMap,
+      Option(add.deletionVector).map(d => SourceDeletionVector(d.uniqueId))
+    )
   }
 
   override def dataSchemaOf(file: SourceFile): StructType = listing.dataSchema.get
 
   override def deletedRows(file: SourceFile): RoaringBitmap = {
-    val descriptor = vectors.getOrElse(
-      file.path,
+    // A file the index knew before has no descriptor here until the full listing is read.
+    val descriptor = vectors.get(file.path).orElse { listing; vectors.get(file.path) }.getOrElse(
       throw IndexTablesErrors.internalError(s"no deletion vector listed for ${file.path}"))
     val rows =
       try StoredBitmap.create(descriptor, log.dataPath)
@@ -132,9 +179,10 @@ final class DeltaTableSource(
     out
   }
 
-  /** The add's path relative to the table's directory, decoded (Delta's paths are URIs). */
-  private def relative(add: AddFile, rootPath: String): String = {
-    val uri = new URI(add.path)
+  /** A file's path relative to the table's directory, decoded (Delta's paths are URIs). */
+  private def relative(path: String): String = {
+    val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
+    val uri = new URI(path)
     if (!uri.isAbsolute && !uri.getPath.startsWith("/")) uri.getPath
     else {
       val full = LogStore.qualify(new Path(uri), log.newDeltaHadoopConf()).toUri

@@ -126,7 +126,7 @@ class CompanionSyncSuite extends IndexTablesTestBase {
   }
 
   test("a source file's new deletion vector gives its split a new vector, or a rebuild") {
-    def dv(id: String) = Some(SourceDeletionVector(id, 3L))
+    def dv(id: String) = Some(SourceDeletionVector(id))
     val files = Seq(
       file("day=d1/a"),
       file("day=d1/b").copy(deletionVector = dv("v1")),
