@@ -1,6 +1,6 @@
 package io.indextables.spark.merge
 
-import io.indextables.spark.transaction.{AddAction, MergeSkipAction, Snapshot}
+import io.indextables.spark.transaction.{AddAction, MergeSkipAction, Snapshot, TableLayout}
 
 /**
  * One merge: source splits of one partition, with one doc mapping, that become one split.
@@ -70,7 +70,9 @@ object MergePlanner {
    * `sql.commands.MergeSplitsCommand`): those it would merge (smaller than
    * [[MergeRequest.SkipFraction]] of the target), and larger ones whose deletion vector covers
    * more than `deletedRowsThreshold` of their docs; in the partitions `includePartition`
-   * accepts, without an active mergeskip.
+   * accepts, without an active mergeskip. None for a companion index of another table's files,
+   * which cannot write rows: its splits with deleted rows stay unmerged until a sync replaces
+   * them.
    */
   def vectorRewrites(
       snapshot: Snapshot,
@@ -80,7 +82,9 @@ object MergePlanner {
       now: Long): Seq[AddAction] = {
     val skipped = activeSkips(snapshot.mergeSkips, now)
     val threshold = (request.targetSize * MergeRequest.SkipFraction).toLong
-    snapshot.allFiles.filter { f =>
+    val external = snapshot.metadata.configuration.contains(TableLayout.SourceTablePathKey)
+    if (external) Nil
+    else snapshot.allFiles.filter { f =>
       f.deletionVector.exists { d =>
         val deleted = d.cardinality.toDouble / f.numRecords.getOrElse(Long.MaxValue).max(1L)
         (f.size < threshold || deleted > deletedRowsThreshold) && !skipped.contains(f.path) &&

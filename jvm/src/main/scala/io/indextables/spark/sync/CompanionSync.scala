@@ -181,9 +181,10 @@ object CompanionSync {
           delete(log, hadoopConf, indexed.map(_.add.path) ++ vectors.written)
           throw e
       }
-    val stamped = listing.version.fold(adds)(v => adds.map(_.copy(companionDeltaVersion = Some(v))))
-    val renewed =
-      listing.version.fold(revectored)(v => revectored.map(_.copy(companionDeltaVersion = Some(v))))
+    // Every split this build writes or changes reflects the source version listed.
+    def stamp(a: AddAction) =
+      a.copy(companionDeltaVersion = listing.version.orElse(a.companionDeltaVersion))
+    val (stamped, renewed) = (adds.map(stamp), revectored.map(stamp))
     val version =
       try commit(
           log,

@@ -65,6 +65,9 @@ final class DeltaTableSource(
       }
   }
 
+  /** Delta's Hadoop configuration of the table, made once. */
+  private lazy val deltaConf = log.newDeltaHadoopConf()
+
   /** Delta's vector descriptor of each listed file that has one, by its relative path. */
   private val vectors = scala.collection.mutable.Map.empty[String, DeletionVectorDescriptor]
 
@@ -163,7 +166,7 @@ final class DeltaTableSource(
       throw IndexTablesErrors.internalError(s"no deletion vector listed for ${file.path}"))
     val rows =
       try StoredBitmap.create(descriptor, log.dataPath)
-          .load(new HadoopFileSystemDVStore(log.newDeltaHadoopConf()))
+          .load(new HadoopFileSystemDVStore(deltaConf))
       catch {
         case NonFatal(e) => throw IndexTablesErrors.companionIndexFailed(
             new Path(root, file.path).toString,
@@ -185,7 +188,7 @@ final class DeltaTableSource(
     val uri = new URI(path)
     if (!uri.isAbsolute && !uri.getPath.startsWith("/")) uri.getPath
     else {
-      val full = LogStore.qualify(new Path(uri), log.newDeltaHadoopConf()).toUri
+      val full = LogStore.qualify(new Path(uri), deltaConf).toUri
       val sameFs = full.getScheme == root.toUri.getScheme &&
         full.getAuthority == root.toUri.getAuthority
       if (sameFs && full.getPath.startsWith(rootPath)) full.getPath.substring(rootPath.length)

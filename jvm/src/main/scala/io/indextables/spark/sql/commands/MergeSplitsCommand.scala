@@ -15,7 +15,7 @@ import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
 import io.indextables.spark.filters.PartitionPredicate
 import io.indextables.spark.merge._
 import io.indextables.spark.schema.TableIndexing
-import io.indextables.spark.transaction.{TableLayout, TransactionLog}
+import io.indextables.spark.transaction.TransactionLog
 import io.indextables.spark.write.{IndexTables4SparkBatchWrite, SplitRewrite, SplitUploader}
 
 /**
@@ -118,9 +118,6 @@ case class MergeSplitsCommand(
       settings: MergeSettings,
       include: Map[String, String] => Boolean): (Int, Option[Long]) = {
     val snapshot = log.snapshot()
-    // A companion index of another table's files cannot write rows: its splits with deleted
-    // rows stay as they are (unmerged) until a sync replaces them.
-    if (snapshot.metadata.configuration.contains(TableLayout.SourceTablePathKey)) return (0, None)
     val splits = MergePlanner.vectorRewrites(
       snapshot,
       request,
