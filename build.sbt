@@ -11,6 +11,8 @@ val avroVersion = "1.11.5"
 val roaringBitmapVersion = "0.9.45"
 // The Delta Lake release for Spark 3.5: compiled against, provided by the user at run time.
 val deltaVersion = "3.3.2"
+// The Apache Iceberg runtime for Spark 3.5: compiled against, provided by the user at run time.
+val icebergVersion = "1.10.0"
 // Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
 val awsSdkVersion = "2.57.8"
 val azureBlobVersion = "12.37.2"
@@ -73,6 +75,9 @@ lazy val spark = (project in file("jvm"))
       // snapshot API (sync/DeltaTableSource). Delta is the user's, on their class path when
       // their tables are Delta tables: never bundled.
       "io.delta" %% "delta-spark" % deltaVersion % Provided,
+      // A companion index over an Iceberg table plans the table's live files through Iceberg's
+      // own scan API (sync/IcebergTableSource): the user's runtime JAR, never bundled.
+      "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion % Provided,
       // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
       // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
       // resolving their other dependencies (the Azure SDK's Netty client).
@@ -182,10 +187,12 @@ lazy val spark = (project in file("jvm"))
     }
   )
 
-// The Delta Lake JARs the pytest suite checks row-level statements against (tests/delta_oracle.py):
-// the bench project's delta-spark and delta-storage, from its resolution, copied to
-// target/oracle-jars by build/package.sh. Never part of the assembly.
-lazy val oracleJars = taskKey[Seq[File]]("Copies Delta Lake's JARs to target/oracle-jars")
+// The Delta Lake JARs the pytest suite checks row-level statements against (tests/delta_oracle.py),
+// and Iceberg's Spark runtime, which makes the Iceberg tables companion indexes are tested over:
+// the bench project's delta-spark, delta-storage and iceberg-spark-runtime, from its resolution,
+// copied to target/oracle-jars by build/package.sh. Never part of the assembly.
+lazy val oracleJars =
+  taskKey[Seq[File]]("Copies Delta Lake's and Iceberg's JARs to target/oracle-jars")
 
 // Benchmarks that need more than the product: Delta Lake, to measure our transaction log against
 // Delta's on the same machine in the same run. Never part of the assembly or the test run; see
@@ -199,7 +206,8 @@ lazy val bench = (project in file("jvm/bench"))
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion,
       "org.apache.avro" % "avro" % avroVersion,
-      "io.delta" %% "delta-spark" % deltaVersion
+      "io.delta" %% "delta-spark" % deltaVersion,
+      "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,
@@ -219,11 +227,11 @@ lazy val bench = (project in file("jvm/bench"))
     run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty),
     oracleJars := {
       val out = (ThisBuild / baseDirectory).value / "target" / "oracle-jars"
-      val wanted = Set("delta-spark_2.12", "delta-storage")
+      val wanted = Set("delta-spark_2.12", "delta-storage", "iceberg-spark-runtime-3.5_2.12")
       val jars = update.value
         .select(
           configurationFilter("compile"),
-          moduleFilter(organization = "io.delta"),
+          moduleFilter(organization = "io.delta") | moduleFilter(organization = "org.apache.iceberg"),
           artifactFilter(`type` = "jar", classifier = ""))
         .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
         .distinct

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the plugin assembly JAR, ships it inside the Python package (python/indextables/jars/),
 # publishes the thin plugin JAR with its POM to target/maven-repo (for `spark-submit --packages`),
-# copies Delta Lake's JARs (delta-spark, delta-storage) to target/oracle-jars for the pytest
-# oracle (tests/delta_oracle.py), and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
+# copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
+# target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
 # stage) into .venv/ at the repository root.
 # Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
 set -euo pipefail
@@ -23,7 +23,7 @@ JAR_NAME="indextables-spark-assembly-${VERSION}.jar"
 BUILT_JAR="jvm/target/scala-2.12/${JAR_NAME}"
 JARS_DIR="python/indextables/jars"
 
-echo "package.sh: building ${JAR_NAME} (sbt spark/assembly), publishing the thin JAR to target/maven-repo (sbt spark/publish) and copying the Delta oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
+echo "package.sh: building ${JAR_NAME} (sbt spark/assembly), publishing the thin JAR to target/maven-repo (sbt spark/publish) and copying the Delta and Iceberg oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
 mkdir -p target
 SBT_LOG="target/package-sbt.log"
 if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" </dev/null >"${SBT_LOG}" 2>&1; then

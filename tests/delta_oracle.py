@@ -42,6 +42,9 @@ ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-ja
 """Where build/package.sh puts Delta Lake's JARs."""
 
 DELTA_JARS = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+"""Iceberg's Spark runtime, also in target/oracle-jars: the maker and reader of the Iceberg
+tables that companion indexes are tested over (tests/test_companion_iceberg.py)."""
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG_CLASS = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 CATALOG = "delta_oracle"
@@ -59,8 +62,9 @@ DELTA_SETTINGS = {
 
 
 def oracle_jars() -> list[Path]:
-    """Delta Lake's JARs in target/oracle-jars; fails, saying how to get them, when absent."""
-    jars = [ORACLE_JARS_DIR / name for name in DELTA_JARS]
+    """Delta Lake's JARs and Iceberg's in target/oracle-jars; fails, saying how to get them, when
+    absent."""
+    jars = [ORACLE_JARS_DIR / name for name in (*DELTA_JARS, ICEBERG_JAR)]
     missing = [str(j) for j in jars if not j.is_file()]
     if missing:
         raise FileNotFoundError(
@@ -71,8 +75,8 @@ def oracle_jars() -> list[Path]:
 
 
 def is_installed() -> bool:
-    """Whether build/package.sh has put Delta Lake's JARs in target/oracle-jars."""
-    return all((ORACLE_JARS_DIR / name).is_file() for name in DELTA_JARS)
+    """Whether build/package.sh has put Delta Lake's JARs and Iceberg's in target/oracle-jars."""
+    return all((ORACLE_JARS_DIR / name).is_file() for name in (*DELTA_JARS, ICEBERG_JAR))
 
 
 def _append(existing: object, values: list[str]) -> str:

@@ -496,13 +496,17 @@ def test_unknown_clauses_modes_and_columns_are_named(
         ),
         f"{head} TARGET INPUT SIZE lots": ("INDEXTABLES_COMPANION_INVALID_OPTION", "lots"),
         f"{head} WHERE level = 'ERROR'": ("INDEXTABLES_PARTITION_PREDICATE", "level"),
-        f"BUILD INDEXTABLES COMPANION FOR ICEBERG '{source}' AT LOCATION '{index}'": (
+        f"BUILD INDEXTABLES COMPANION FOR HUDI '{source}' AT LOCATION '{index}'": (
             "INDEXTABLES_COMPANION_INVALID_OPTION",
-            "ICEBERG",
+            "HUDI",
+        ),
+        f"BUILD INDEXTABLES COMPANION FOR ICEBERG '{source}' AT LOCATION '{index}'": (
+            "INDEXTABLES_COMPANION_TARGET_MISMATCH",
+            "of format parquet, not iceberg",
         ),
         f"BUILD INDEXTABLES COMPANION FOR DELTA '{source}' AT LOCATION '{index}'": (
             "INDEXTABLES_COMPANION_TARGET_MISMATCH",
-            "not of a delta one",
+            "of format parquet, not delta",
         ),
     }
     for sql, (error_class, named) in cases.items():

@@ -153,12 +153,15 @@ class IndexTable:
         return self._command("PREWARM INDEXTABLES CACHE {table}" + clauses + _where(where))
 
     def sync_companion(self, from_version: int | None = None) -> Row:
-        """Brings this companion index up to date with its source, a Delta table or a folder
-        of Parquet files (`BUILD INDEXTABLES COMPANION FOR DELTA|PARQUET '<source>' AT LOCATION
-        '<this index>'`), with the columns and modes its first build fixed: indexes the files
-        that are new, drops the splits of files that are gone, and carries the source's deleted
-        rows over. `from_version` syncs to that Delta version instead of the latest. Returns the
-        command's one row (status, source_version, splits_created, ...).
+        """Brings this companion index up to date with its source, a Delta or Iceberg table or a
+        folder of Parquet files (`BUILD INDEXTABLES COMPANION FOR DELTA|ICEBERG|PARQUET
+        '<source>' AT LOCATION '<this index>'`), with the columns and modes its first build fixed:
+        indexes the files that are new, drops the splits of files that are gone, and carries the
+        source's deleted rows over. `from_version` syncs to that Delta version, or Iceberg
+        snapshot id, instead of the latest. An Iceberg table is found by its location, as a
+        Hadoop table: one in another kind of catalog (Hive, REST) is synced by running its
+        BUILD ... CATALOG again. Returns the command's one row (status, source_version,
+        splits_created, ...).
 
         Raises `ValueError` when this table is not a companion index of another table's files.
         """
@@ -170,7 +173,8 @@ class IndexTable:
             )
         clause = ""
         if from_version is not None:
-            clause = f" FROM VERSION {_non_negative('from_version', from_version)}"
+            kind = "SNAPSHOT" if state["source_format"] == "iceberg" else "VERSION"
+            clause = f" FROM {kind} {_non_negative('from_version', from_version)}"
         (row,) = self._command(
             f"BUILD INDEXTABLES COMPANION FOR {str(state['source_format']).upper()} "
             f"{_quoted(str(state['source_path']))} AT LOCATION {_quoted(str(state['table_path']))}"

@@ -896,15 +896,26 @@ object IndexTablesErrors {
     )
 
   /** A companion index further behind its source table than the read allows. */
-  def companionIndexStale(index: String, source: String, synced: Long, latest: Long, allowed: Long)
-      : IndexTablesException =
+  def companionIndexStale(
+      index: String,
+      format: String,
+      source: String,
+      synced: Long,
+      latest: String,
+      behind: Long,
+      allowed: Long): IndexTablesException = {
+    val unit = if (format == "iceberg") "snapshot" else "version"
+    val lag = if (behind == Long.MaxValue) s"its history no longer holds $unit $synced"
+    else s"$behind ${unit}s behind"
     error(
       "INDEXTABLES_COMPANION_INDEX_STALE",
-      s"The companion index $index reflects version $synced of its source $source, which is at " +
-        s"version $latest now: ${latest - synced} versions behind, more than " +
+      s"The companion index $index reflects $unit $synced of its $format source $source, " +
+        s"which is at $latest now: $lag, more than " +
         s"spark.indextables.read.companion.maxSourceVersionLag ($allowed) allows. Sync it " +
-        s"($BuildCommand FOR DELTA '$source' AT LOCATION '$index'), or raise the setting."
+        s"(run its $BuildCommand FOR ${format.toUpperCase(java.util.Locale.ROOT)} again), or " +
+        "raise the setting."
     )
+  }
 
   /** The source is not a table of the format the command names. */
   def companionSourceNotATable(format: String, source: String, why: String)

@@ -6,33 +6,64 @@ import org.apache.spark.sql.delta.DeltaLog
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.sync.{DeltaTableSource, IcebergTableSource}
 import io.indextables.spark.transaction.TableLayout
 
 /**
- * The staleness bound of a read of a companion index over a Delta table
+ * The staleness bound of a read of a companion index over a Delta or Iceberg table
  * (`read.companion.maxSourceVersionLag`): the index answers as of the source version it was
  * last synced to, and a read that allows it to lag only so far fails past that, naming both
- * versions. The table's latest version comes from Delta's own log (delta-spark, the user's, on
- * the class path wherever Delta tables are read). Driver side; off by default.
+ * versions. The table's latest version comes from its own library (delta-spark or Iceberg, the
+ * user's, on the class path wherever such tables are read): a Delta table's versions apart, or
+ * an Iceberg table's snapshots along its history since the one synced (one whose history no
+ * longer holds it is as far behind as can be). Driver side; off by default.
  */
 private[read] object CompanionStaleness {
 
   def check(table: ScanTable): Unit = {
     val allowed = table.opts.get(IndexTablesConf.CompanionMaxSourceVersionLag)
     val conf = table.snapshot.metadata.configuration
-    if (allowed >= 0 && conf.get(TableLayout.SourceFormatKey).contains("delta")) {
+    if (allowed >= 0) {
       for {
+        format <- conf.get(TableLayout.SourceFormatKey)
         root <- conf.get(TableLayout.SourceTablePathKey)
         synced <- conf.get(TableLayout.SourceVersionKey).map(_.toLong)
       } {
-        val latest =
-          try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
-          catch {
-            case _: NoClassDefFoundError => throw IndexTablesErrors
-                .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
-          }
-        if (latest - synced > allowed) throw IndexTablesErrors
-          .companionIndexStale(table.tablePath, root, synced, latest, allowed)
+        val behind = format match {
+          case DeltaTableSource.Format =>
+            val latest =
+              try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
+              catch {
+                case _: NoClassDefFoundError =>
+                  throw IndexTablesErrors.companionSourceLibraryMissing(
+                    "delta",
+                    "delta-spark (io.delta:delta-spark_2.12)")
+              }
+            Some(s"version $latest" -> (latest - synced))
+          case IcebergTableSource.Format =>
+            IcebergTableSource.recorded(conf).map { ref =>
+              val spark = SparkSession.active
+              val loaded =
+                try IcebergTableSource.load(
+                    spark,
+                    ref,
+                    spark.sessionState.newHadoopConfWithOptions(table.opts.hadoopOptions))
+                catch {
+                  case _: NoClassDefFoundError => throw IndexTablesErrors
+                      .companionSourceLibraryMissing(
+                        "iceberg",
+                        "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
+                }
+              val current = Option(loaded.currentSnapshot()).map(_.snapshotId())
+              val steps = IcebergTableSource.snapshotsSince(loaded, synced).getOrElse(Long.MaxValue)
+              s"snapshot ${current.getOrElse("none")}" -> steps
+            }
+          case _ => None
+        }
+        behind.foreach { case (latest, lag) =>
+          if (lag > allowed) throw IndexTablesErrors
+            .companionIndexStale(table.tablePath, format, root, synced, latest, lag, allowed)
+        }
       }
     }
   }

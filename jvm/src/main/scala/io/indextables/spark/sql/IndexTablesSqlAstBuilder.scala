@@ -154,7 +154,17 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
           clauses.collect { case c: FromVersionClauseContext => c.version.getText }),
         fromSnapshot = one(
           "FROM SNAPSHOT",
-          clauses.collect { case c: FromSnapshotClauseContext => c.snapshotId.getText })
+          clauses.collect { case c: FromSnapshotClauseContext => c.snapshotId.getText }),
+        catalog = one(
+          "CATALOG",
+          clauses.collect { case c: CatalogClauseContext =>
+            IndexTablesSqlAstBuilder.unquote(c.catalogName.getText)
+          }),
+        warehouse = one(
+          "WAREHOUSE",
+          clauses.collect { case c: WarehouseClauseContext =>
+            IndexTablesSqlAstBuilder.unquote(c.warehouse.getText)
+          })
       ),
       dryRun = ctx.DRY() != null
     )

@@ -13,8 +13,9 @@ import io.indextables.spark.write.CompanionWrite
  * @param heapSize        the native writer's heap, bytes
  * @param where           a Spark SQL predicate on partition columns: only matching files are
  *                        indexed, and only matching splits may be removed
- * @param sourceFormat    `parquet` or `delta` (lower case)
- * @param fromVersion     the Delta version to index (FROM VERSION): None, the latest
+ * @param sourceFormat    `parquet`, `delta` or `iceberg` (lower case)
+ * @param fromVersion     the Delta version (FROM VERSION) or Iceberg snapshot id (FROM SNAPSHOT)
+ *                        to index: None, the latest
  */
 final case class CompanionBuildRequest(
     includeColumns: Option[Seq[String]],

@@ -20,6 +20,15 @@ trait CompanionSource {
   /** The qualified root the files' relative paths hang from: the index's sourceTablePath. */
   def root: Path
 
+  /**
+   * What the index's metadata records of the source besides its format and root, at every
+   * sync: how to find a table in a catalog again, say.
+   */
+  def configuration: Map[String, String] = Map.empty
+
+  /** Every key [[configuration]] may hold: a sync drops those it no longer sets. */
+  def configurationKeys: Set[String] = Set.empty
+
   /** The live files and their partitioning, read now. */
   def list(): SourceListing
 

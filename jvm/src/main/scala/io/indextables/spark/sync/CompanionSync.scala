@@ -80,7 +80,7 @@ object CompanionSync {
     // What the schema is read from when it changed: the table's log, or a file's footer.
     def schemaSource =
       listing.version.fold(new Path(source.root, listing.files.head.path).toString)(v =>
-        s"the ${source.format} table ${source.root} at version $v")
+        s"the ${source.format} table ${source.root} at ${TableLayout.versionWord(source.format)} $v")
     val dataSchema = recordedSchema match {
       case Some(recorded) =>
         val data =
@@ -258,7 +258,7 @@ object CompanionSync {
     val format = snap.metadata.configuration.getOrElse(TableLayout.SourceFormatKey, "parquet")
     if (format != source.format) throw IndexTablesErrors.companionTargetMismatch(
       index,
-      s"it is the companion index of a $format source, not of a ${source.format} one")
+      s"its source is of format $format, not ${source.format}")
     snap.metadata.configuration.get(TableLayout.SourceTablePathKey) match {
       case None => throw IndexTablesErrors.companionTargetMismatch(
           index,
@@ -350,7 +350,7 @@ object CompanionSync {
       val synced = sourceVersion.toSeq.flatMap(v =>
         Seq(
           TableLayout.SourceVersionKey -> v.toString,
-          CompleteSyncKey -> request.where.isEmpty.toString)).toMap
+          CompleteSyncKey -> request.where.isEmpty.toString)).toMap ++ source.configuration
       val header = current match {
         case None =>
           val configuration = TableLayout.companionConfiguration(indexing.fastFieldMode) ++
@@ -372,14 +372,17 @@ object CompanionSync {
             )
           )
         case Some(snap) =>
-          val missing = (registry ++ synced).filterNot(e =>
-            snap.metadata.configuration.get(e._1).contains(e._2))
+          val before = snap.metadata.configuration
+          val missing = (registry ++ synced).filterNot(e => before.get(e._1).contains(e._2))
+          // How the source was named last time, where this build names it otherwise.
+          val dropped =
+            source.configurationKeys.filter(k => before.contains(k) && !synced.contains(k))
           val protocol =
             if (!vectors || TableFeatures.hasDeletionVectors(snap.protocol)) Nil
             else Seq(TableFeatures.withFeature(snap.protocol, TableFeatures.DeletionVectors))
-          protocol ++ (if (missing.isEmpty) Nil
+          protocol ++ (if (missing.isEmpty && dropped.isEmpty) Nil
                        else Seq(snap.metadata.copy(configuration =
-                         snap.metadata.configuration ++ missing)))
+                         before -- dropped ++ missing)))
       }
       header ++ removes ++ renewed ++ withRefs
     }

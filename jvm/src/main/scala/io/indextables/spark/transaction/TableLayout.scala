@@ -98,10 +98,14 @@ object TableLayout {
   def sourceOf(snapshot: Snapshot): Option[String] = {
     val conf = snapshot.metadata.configuration
     conf.get(SourceTablePathKey).map { root =>
-      s"${conf.getOrElse(SourceFormatKey, "parquet")} $root" +
-        conf.get(SourceVersionKey).fold("")(v => s" at version $v")
+      val format = conf.getOrElse(SourceFormatKey, "parquet")
+      s"$format $root" + conf.get(SourceVersionKey).fold("")(v => s" at ${versionWord(format)} $v")
     }
   }
+
+  /** What a source format calls its versions: an Iceberg table's are snapshots. */
+  def versionWord(sourceFormat: String): String =
+    if (sourceFormat == "iceberg") "snapshot" else "version"
 
   /**
    * What a companion table records in its metadata's configuration, under upstream's keys for

@@ -133,6 +133,44 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
         "SIZE '1G' WRITER HEAP SIZE 100000000 AT LOCATION '/idx' DRY RUN") == all)
     assert(IndexTablesCommandParser.isCommand("  build\n IndexTables companion for delta 'x'"))
     assert(!IndexTablesCommandParser.isCommand("BUILD TABLE x"))
+    // Iceberg's clauses: the catalog or warehouse that holds the table, and a snapshot.
+    assert(build(
+      "BUILD INDEXTABLES COMPANION FOR ICEBERG 'db.events' CATALOG 'lake' FROM SNAPSHOT " +
+        "4242 AT LOCATION '/idx'") == BuildCompanionCommand(
+      "ICEBERG",
+      "db.events",
+      "/idx",
+      BuildCompanionOptions(catalog = Some("lake"), fromSnapshot = Some("4242")),
+      dryRun = false))
+    assert(build(
+      "BUILD INDEXTABLES COMPANION FOR iceberg 'db.events' AT LOCATION '/idx' warehouse " +
+        "'s3://b/wh'").options == BuildCompanionOptions(warehouse = Some("s3://b/wh")))
+  }
+
+  test("BUILD INDEXTABLES COMPANION checks each format's clauses before reading a source") {
+    def request(format: String, options: BuildCompanionOptions) =
+      BuildCompanionCommand.request(format, options, dryRun = false, defaultHeapSize = 1L << 30)
+    def refused(format: String, options: BuildCompanionOptions) =
+      intercept[IndexTablesException](request(format, options))
+    assert(request("ICEBERG", BuildCompanionOptions(fromSnapshot = Some("77"))).fromVersion ==
+      Some(77L))
+    assert(request("delta", BuildCompanionOptions(fromVersion = Some("3"))).fromVersion ==
+      Some(3L))
+    for ((format, options, clause) <- Seq(
+        ("delta", BuildCompanionOptions(fromSnapshot = Some("1")), "FROM SNAPSHOT"),
+        ("parquet", BuildCompanionOptions(catalog = Some("c")), "CATALOG"),
+        ("delta", BuildCompanionOptions(warehouse = Some("/w")), "WAREHOUSE"),
+        ("iceberg", BuildCompanionOptions(fromVersion = Some("1")), "FROM VERSION"),
+        (
+          "iceberg",
+          BuildCompanionOptions(catalog = Some("c"), warehouse = Some("/w")),
+          "WAREHOUSE"),
+        ("hudi", BuildCompanionOptions(), "source format")
+      )) {
+      val e = refused(format, options)
+      assert(e.errorClass == "INDEXTABLES_COMPANION_INVALID_OPTION", e.getMessage)
+      assert(e.getMessage.contains(s"invalid $clause"), e.getMessage)
+    }
   }
 
   test("BUILD INDEXTABLES COMPANION refuses an unknown clause by name, and a repeated one") {

@@ -64,6 +64,8 @@ buildClause
     | WHERE buildPredicate                                        #buildWhereClause
     | FROM VERSION version=INTEGER_VALUE                          #fromVersionClause
     | FROM SNAPSHOT snapshotId=INTEGER_VALUE                      #fromSnapshotClause
+    | CATALOG catalogName=STRING                                  #catalogClause
+    | WAREHOUSE warehouse=STRING                                  #warehouseClause
     | name=IDENTIFIER (~(AT | DRY | ';'))*                        #unknownBuildClause
     ;
 
@@ -131,7 +133,7 @@ nonReserved
     | PURGE | INDEXTABLE | OLDER | THAN | DAYS | HOURS | RETENTION | DRY | RUN | DROP
     | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
     | BUILD | COMPANION | EXCLUDE | COLUMNS | INDEXING | MODES | FASTFIELDS | MODE | INPUT | WRITER
-    | HEAP | VERSION | SNAPSHOT
+    | HEAP | VERSION | SNAPSHOT | CATALOG | WAREHOUSE
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -197,6 +199,8 @@ BUILD: B U I L D;
 COMPANION: C O M P A N I O N;
 VERSION: V E R S I O N;
 SNAPSHOT: S N A P S H O T;
+CATALOG: C A T A L O G;
+WAREHOUSE: W A R E H O U S E;
 EXCLUDE: E X C L U D E;
 COLUMNS: C O L U M N S;
 INDEXING: I N D E X I N G;

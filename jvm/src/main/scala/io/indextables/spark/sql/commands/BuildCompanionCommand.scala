@@ -25,7 +25,9 @@ final case class BuildCompanionOptions(
     writerHeapSize: Option[String] = None,
     where: Option[String] = None,
     fromVersion: Option[String] = None,
-    fromSnapshot: Option[String] = None)
+    fromSnapshot: Option[String] = None,
+    catalog: Option[String] = None,
+    warehouse: Option[String] = None)
 
 /**
  * `BUILD INDEXTABLES COMPANION FOR PARQUET '<dir>' AT LOCATION '<index>' [clauses] [DRY RUN]`
@@ -83,12 +85,21 @@ case class BuildCompanionCommand(
         IndexTablesConf.WriterHeapSize))
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
     val sqlConf = spark.sessionState.conf
-    val root = LogStore.qualify(new Path(source), hadoopConf)
+    def root = LogStore.qualify(new Path(source), hadoopConf)
     val companionSource: CompanionSource = request.sourceFormat match {
       case DeltaTableSource.Format =>
         if (!DeltaTableSource.available) throw IndexTablesErrors
           .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
         new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
+      case IcebergTableSource.Format =>
+        if (!IcebergTableSource.available) throw IndexTablesErrors.companionSourceLibraryMissing(
+          "iceberg",
+          "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
+        new IcebergTableSource(
+          spark,
+          IcebergTableRef(source, options.catalog, options.warehouse),
+          request.fromVersion,
+          hadoopConf)
       case _ => new ParquetDirectorySource(
           root,
           hadoopConf,
@@ -133,20 +144,34 @@ object BuildCompanionCommand {
       dryRun: Boolean,
       defaultHeapSize: Long): CompanionBuildRequest = {
     val format = sourceFormat.toLowerCase(Locale.ROOT)
-    if (format != "parquet" && format != DeltaTableSource.Format) throw IndexTablesErrors
-      .companionInvalidOption(
+    if (!Set("parquet", DeltaTableSource.Format, IcebergTableSource.Format).contains(format))
+      throw IndexTablesErrors.companionInvalidOption(
         "source format",
         sourceFormat,
-        "PARQUET (a directory of Parquet files) or DELTA (a Delta Lake table); Iceberg sources " +
-          "are not supported yet")
-    if (options.fromVersion.isDefined && format != DeltaTableSource.Format) throw IndexTablesErrors
-      .companionInvalidOption("FROM VERSION", options.fromVersion.get, "a clause of FOR DELTA only")
-    options.fromSnapshot.foreach { s =>
-      throw IndexTablesErrors.companionInvalidOption("FROM SNAPSHOT", s, "a clause of FOR ICEBERG")
+        "PARQUET (a directory of Parquet files), DELTA (a Delta Lake table) or ICEBERG (an " +
+          "Apache Iceberg table)")
+    def only(clause: String, value: Option[String], of: String) = value.foreach { v =>
+      if (format != of) throw IndexTablesErrors.companionInvalidOption(
+        clause,
+        v,
+        s"a clause of FOR ${of.toUpperCase(Locale.ROOT)} only")
     }
+    only("FROM VERSION", options.fromVersion, DeltaTableSource.Format)
+    only("FROM SNAPSHOT", options.fromSnapshot, IcebergTableSource.Format)
+    only("CATALOG", options.catalog, IcebergTableSource.Format)
+    only("WAREHOUSE", options.warehouse, IcebergTableSource.Format)
+    if (options.catalog.isDefined && options.warehouse.isDefined) throw IndexTablesErrors
+      .companionInvalidOption(
+        "WAREHOUSE",
+        options.warehouse.get,
+        "not with CATALOG: a catalog knows its warehouse")
+    // The source version asked for: a Delta version or an Iceberg snapshot id.
     val fromVersion = options.fromVersion.map(v =>
       scala.util.Try(v.toLong).toOption.getOrElse(
         throw IndexTablesErrors.companionInvalidOption("FROM VERSION", v, "a version number")))
+      .orElse(options.fromSnapshot.map(v =>
+        scala.util.Try(v.toLong).toOption.getOrElse(
+          throw IndexTablesErrors.companionInvalidOption("FROM SNAPSHOT", v, "a snapshot id"))))
     options.indexingModes.getOrElse(Nil).foreach { case (column, mode) =>
       if (!CompanionBuildRequest.Modes.contains(mode.toLowerCase(Locale.ROOT)))
         throw IndexTablesErrors.companionUnknownIndexingMode(column, mode)

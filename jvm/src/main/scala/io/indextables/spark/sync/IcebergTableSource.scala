@@ -1,0 +1,288 @@
+package io.indextables.spark.sync
+
+import java.nio.charset.StandardCharsets
+import java.security.MessageDigest
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.iceberg.catalog.TableIdentifier
+import org.apache.iceberg.data.BaseDeleteLoader
+import org.apache.iceberg.hadoop.{HadoopCatalog, HadoopTables}
+import org.apache.iceberg.spark.{Spark3Util, SparkSchemaUtil}
+import org.apache.iceberg.{DeleteFile, FileContent, FileScanTask, Snapshot, Table}
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.types.StructType
+import org.roaringbitmap.RoaringBitmap
+
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.storage.LogStore
+
+/**
+ * How a BUILD names an Iceberg table: a path (a Hadoop table, its metadata beside its data),
+ * or an identifier in a catalog: `CATALOG 'n'` names a Spark catalog that is an Iceberg catalog
+ * (`spark.sql.catalog.n`), `WAREHOUSE 'uri'` a Hadoop catalog's warehouse directory. The index
+ * records it (see [[IcebergTableSource.configuration]]) so that a read can find the table again.
+ */
+final case class IcebergTableRef(
+    table: String,
+    catalog: Option[String],
+    warehouse: Option[String]) {
+
+  def describe: String = catalog.map(c => s"$c.$table").orElse(warehouse.map(w => s"$table in $w"))
+    .getOrElse(table)
+}
+
+/**
+ * An Apache Iceberg table, read through Iceberg's own API (iceberg-spark-runtime, the user's,
+ * on the class path when their tables are Iceberg tables; see [[IcebergTableSource.available]]):
+ * the live data files of its current snapshot, or of `snapshotId` (FROM SNAPSHOT), planned by a
+ * table scan, each with the delete files that apply to it. Nothing of the table's metadata is
+ * parsed here. Driver side.
+ *
+ * The table is taken as unpartitioned: Iceberg writes every column, partition sources among
+ * them, into its data files, and its partitions are transforms of columns rather than
+ * directories. Position deletes (and v3 deletion vectors) are honoured: [[deletedRows]] reads
+ * them through Iceberg's delete loader. Refused, naming the feature: equality deletes, a column
+ * renamed, retyped or dropped and added again in the table's history (its older files name or
+ * type it otherwise), and a data file outside the table's location.
+ *
+ * The source version is the snapshot id: the index records the snapshot it reflects.
+ */
+final class IcebergTableSource(
+    spark: SparkSession,
+    ref: IcebergTableRef,
+    snapshotId: Option[Long],
+    conf: Configuration)
+    extends CompanionSource {
+
+  override val format: String = IcebergTableSource.Format
+
+  private lazy val table: Table = IcebergTableSource.load(spark, ref, conf)
+
+  override lazy val root: Path = LogStore.qualify(new Path(table.location()), conf)
+
+  /** What the index records of how to find the table again. */
+  override def configuration: Map[String, String] = IcebergTableSource.configuration(ref)
+
+  override def configurationKeys: Set[String] =
+    Set(IcebergTableSource.TableKey, IcebergTableSource.CatalogKey, IcebergTableSource.WarehouseKey)
+
+  private lazy val snapshot: Option[Snapshot] = snapshotId match {
+    case None => Option(table.currentSnapshot())
+    case Some(id) => Some(Option(table.snapshot(id)).getOrElse(
+        throw IndexTablesErrors.companionSourceVersionUnavailable(
+          format,
+          ref.describe,
+          s"snapshot $id",
+          new NoSuchElementException(s"the table has no snapshot $id (it holds " +
+            table.snapshots().asScala.map(_.snapshotId()).mkString(", ") + ")")
+        )))
+  }
+
+  /** The data schema of the listed snapshot, the table's history checked first. */
+  private lazy val dataSchema: StructType = {
+    IcebergTableSource.checkHistory(table, ref)
+    val schema = snapshot.flatMap(s => Option(s.schemaId()).map(id => table.schemas().get(id)))
+      .getOrElse(table.schema())
+    ParquetFooters.asNullable(SparkSchemaUtil.convert(schema))
+  }
+
+  /** The delete files of each listed file that has some, by its relative path. */
+  private val deletes = scala.collection.mutable.Map.empty[String, (String, Seq[DeleteFile])]
+
+  private lazy val listing: SourceListing = {
+    val schema = dataSchema
+    val files = snapshot.toSeq.flatMap { s =>
+      val tasks = table.newScan().useSnapshot(s.snapshotId()).planFiles()
+      try tasks.iterator().asScala.map(sourceFile).toVector
+      finally tasks.close()
+    }
+    SourceListing(
+      files.sortBy(_.path),
+      new StructType(),
+      snapshot.map(_.snapshotId()),
+      Some(schema))
+  }
+
+  override def list(): SourceListing = listing
+
+  private def sourceFile(task: FileScanTask): SourceFile = {
+    val file = task.file()
+    val rel = relative(file.location())
+    val fileDeletes = task.deletes().asScala.toSeq
+    fileDeletes.find(_.content() == FileContent.EQUALITY_DELETES).foreach { d =>
+      throw IndexTablesErrors.companionSourceFeatureUnsupported(
+        format,
+        ref.describe,
+        s"equality deletes (${d.location()})",
+        "they delete rows by value, which an index of the data files cannot leave out; " +
+          "rewrite them into the data files first (CALL <catalog>.system.rewrite_data_files " +
+          "with the option delete-file-threshold 1), then build again"
+      )
+    }
+    if (fileDeletes.nonEmpty) deletes(rel) = (file.location(), fileDeletes)
+    SourceFile(
+      rel,
+      file.fileSizeInBytes(),
+      0L,
+      Map.empty,
+      Some(fileDeletes).filter(_.nonEmpty).map(ds => SourceDeletionVector(vectorId(ds))))
+  }
+
+  /**
+   * One id for the delete files that apply to a file: they, and so the rows deleted, change
+   * exactly when it does (a delete file is immutable; a v3 vector is a blob at an offset).
+   */
+  private def vectorId(files: Seq[DeleteFile]): String = {
+    val digest = MessageDigest.getInstance("SHA-256")
+    files.map(d => s"${d.location()}@${Option(d.contentOffset()).getOrElse("")}").sorted
+      .foreach(s => digest.update((s + "\n").getBytes(StandardCharsets.UTF_8)))
+    "iceberg:" + digest.digest().take(16).map("%02x".format(_)).mkString
+  }
+
+  override def dataSchemaOf(file: SourceFile): StructType = dataSchema
+
+  override def deletedRows(file: SourceFile): RoaringBitmap = {
+    val (location, files) = deletes.getOrElse(
+      file.path,
+      throw IndexTablesErrors.internalError(s"no delete files listed for ${file.path}"))
+    val io = table.io()
+    val index =
+      try new BaseDeleteLoader((d: DeleteFile) => io.newInputFile(d))
+          .loadPositionDeletes(files.asJava, location)
+      catch {
+        case NonFatal(e) => throw IndexTablesErrors.companionIndexFailed(location, e)
+      }
+    val out = new RoaringBitmap()
+    index.forEach { row =>
+      if (row > Int.MaxValue) throw IndexTablesErrors.companionIndexFailed(
+        location,
+        new ArithmeticException(s"its position deletes name row $row, past 2^31 - 1"))
+      out.add(row.toInt)
+    }
+    out
+  }
+
+  /** A data file's path relative to the table's location. */
+  private def relative(location: String): String = {
+    val full = LogStore.qualify(new Path(location), conf).toUri
+    val rootUri = root.toUri
+    val prefix = rootUri.getPath.stripSuffix("/") + "/"
+    val sameFs = full.getScheme == rootUri.getScheme && full.getAuthority == rootUri.getAuthority
+    if (sameFs && full.getPath.startsWith(prefix)) full.getPath.substring(prefix.length)
+    else throw IndexTablesErrors.companionSourceFeatureUnsupported(
+      format,
+      ref.describe,
+      s"a data file outside the table's location ${table.location()} ($location)",
+      "a companion index reads its source's files below one directory; rewrite the table's " +
+        "files into its location first (CALL <catalog>.system.rewrite_data_files)"
+    )
+  }
+}
+
+object IcebergTableSource {
+
+  val Format = "iceberg"
+
+  /** Ours: how the index finds its Iceberg table again (the table as the BUILD named it). */
+  val TableKey = "indextables.companion.icebergTable"
+  val CatalogKey = "indextables.companion.icebergCatalog"
+  val WarehouseKey = "indextables.companion.icebergWarehouse"
+
+  /** Whether iceberg-spark-runtime is on the class path; without it, an Iceberg source is refused. */
+  def available: Boolean =
+    try {
+      Class.forName("org.apache.iceberg.spark.SparkCatalog", false, getClass.getClassLoader)
+      true
+    } catch { case _: ClassNotFoundException | _: LinkageError => false }
+
+  def configuration(ref: IcebergTableRef): Map[String, String] =
+    Map(TableKey -> ref.table) ++ ref.catalog.map(CatalogKey -> _) ++
+      ref.warehouse.map(WarehouseKey -> _)
+
+  /** The reference an index's metadata records, if it is an index of an Iceberg table. */
+  def recorded(configuration: Map[String, String]): Option[IcebergTableRef] =
+    configuration.get(TableKey).map(t =>
+      IcebergTableRef(t, configuration.get(CatalogKey), configuration.get(WarehouseKey)))
+
+  /** The table `ref` names, its metadata read now. */
+  def load(spark: SparkSession, ref: IcebergTableRef, conf: Configuration): Table = {
+    def notATable(why: String) =
+      IndexTablesErrors.companionSourceNotATable(Format, ref.describe, why)
+    val table =
+      try ((ref.catalog, ref.warehouse) match {
+          case (Some(c), _) =>
+            val catalog =
+              try Spark3Util.loadIcebergCatalog(spark, c)
+              catch {
+                case NonFatal(e) => throw notATable(
+                    s"catalog '$c' is not an Iceberg catalog of this session (" +
+                      s"spark.sql.catalog.$c: ${e.getMessage})")
+              }
+            catalog.loadTable(TableIdentifier.parse(ref.table))
+          case (None, Some(w)) =>
+            new HadoopCatalog(conf, w).loadTable(TableIdentifier.parse(ref.table))
+          case _ =>
+            val tables = new HadoopTables(conf)
+            if (!tables.exists(ref.table)) {
+              val path = LogStore.qualify(new Path(ref.table), conf)
+              if (!LogStore.forPath(path, conf).exists(path))
+                throw IndexTablesErrors.companionSourceNotFound(ref.table)
+              throw notATable("it has no Iceberg metadata (metadata/ with a version-hint or " +
+                "metadata file); name a table in a catalog with CATALOG or WAREHOUSE")
+            }
+            tables.load(ref.table)
+        })
+      catch {
+        case e: org.apache.iceberg.exceptions.NoSuchTableException => throw notATable(e.getMessage)
+        case e: org.apache.iceberg.exceptions.NoSuchNamespaceException =>
+          throw notATable(e.getMessage)
+      }
+    table.refresh()
+    table
+  }
+
+  /**
+   * How many snapshots the table's current one is past `synced`, along its history, or None
+   * when `synced` is not among its ancestors (expired, or rolled back past).
+   */
+  def snapshotsSince(table: Table, synced: Long): Option[Long] = {
+    var at = Option(table.currentSnapshot())
+    var steps = 0L
+    while (at.exists(_.snapshotId() != synced)) {
+      steps += 1
+      at = at.flatMap(s => Option(s.parentId()).flatMap(p => Option(table.snapshot(p))))
+    }
+    at.map(_ => steps)
+  }
+
+  /**
+   * Refuses a table whose history renamed, retyped, or dropped and added again a column: its
+   * older files hold that column under another name or type, which Iceberg maps by field id and
+   * Spark's Parquet reader, which reads the index's rows, by name.
+   */
+  private def checkHistory(table: Table, ref: IcebergTableRef): Unit = {
+    val fields = table.schemas().values().asScala.toSeq.flatMap(_.columns().asScala)
+    def refuse(what: String) = throw IndexTablesErrors.companionSourceFeatureUnsupported(
+      Format,
+      ref.describe,
+      what,
+      "its older data files may hold the column otherwise than the table now names it, and " +
+        "the index reads them by name; index a copy of the table (CREATE TABLE ... AS SELECT)"
+    )
+    fields.groupBy(_.fieldId()).values.foreach { versions =>
+      val names = versions.map(_.name()).distinct
+      if (names.size > 1) refuse(s"a renamed column (${names.mkString(" → ")})")
+      val types = versions.map(_.`type`()).distinct
+      if (types.size > 1) refuse(s"a column whose type changed (${names.head}: " +
+        types.mkString(" → ") + ")")
+    }
+    fields.groupBy(_.name()).foreach { case (name, versions) =>
+      if (versions.map(_.fieldId()).distinct.size > 1)
+        refuse(s"a column dropped and added again under its old name ($name)")
+    }
+  }
+}
