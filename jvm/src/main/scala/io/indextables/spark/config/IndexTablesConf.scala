@@ -146,10 +146,11 @@ object IndexTablesConf {
   val CompanionMaxSourceVersionLag: ConfEntry[Long] = long(
     "spark.indextables.read.companion.maxSourceVersionLag",
     -1L,
-    "For a companion index of a Delta table: a read fails (INDEXTABLES_COMPANION_INDEX_STALE) " +
-      "when the table's latest version is more than this many versions past the one the index " +
-      "was last synced to; 0 asks for an index in step with its source. -1 (the default): no " +
-      "check, the read answers as of the last sync.",
+    "For a companion index of a Delta or Iceberg table: a read fails " +
+      "(INDEXTABLES_COMPANION_INDEX_STALE) when the table's latest version is more than this " +
+      "many versions past the one the index was last synced to (for Iceberg, snapshots along " +
+      "the table's history; one no longer in it is too far); 0 asks for an index in step with " +
+      "its source. -1 (the default): no check, the read answers as of the last sync.",
     min = -1L
   )
 
