@@ -188,9 +188,10 @@ lazy val spark = (project in file("jvm"))
   )
 
 // The Delta Lake JARs the pytest suite checks row-level statements against (tests/delta_oracle.py),
-// and Iceberg's Spark runtime, which makes the Iceberg tables companion indexes are tested over:
-// the bench project's delta-spark, delta-storage and iceberg-spark-runtime, from its resolution,
-// copied to target/oracle-jars by build/package.sh. Never part of the assembly.
+// Iceberg's Spark runtime, which makes the Iceberg tables companion indexes are tested over, and
+// Hadoop's S3A (hadoop-aws and its AWS SDK bundle), through which Delta keeps a table on S3: the
+// bench project's JARs of them, from its resolution, copied to target/oracle-jars by
+// build/package.sh. Never part of the assembly.
 lazy val oracleJars =
   taskKey[Seq[File]]("Copies Delta Lake's and Iceberg's JARs to target/oracle-jars")
 
@@ -207,7 +208,10 @@ lazy val bench = (project in file("jvm/bench"))
       "org.apache.spark" %% "spark-sql" % sparkVersion,
       "org.apache.avro" % "avro" % avroVersion,
       "io.delta" %% "delta-spark" % deltaVersion,
-      "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion
+      "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion,
+      // Hadoop's S3A file system (and its AWS SDK), of the Hadoop that Spark 3.5.9 ships: how
+      // Delta reads and writes a table on S3 in the test of a companion index over one.
+      "org.apache.hadoop" % "hadoop-aws" % "3.3.4"
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,
@@ -227,11 +231,17 @@ lazy val bench = (project in file("jvm/bench"))
     run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty),
     oracleJars := {
       val out = (ThisBuild / baseDirectory).value / "target" / "oracle-jars"
-      val wanted = Set("delta-spark_2.12", "delta-storage", "iceberg-spark-runtime-3.5_2.12")
+      val wanted = Set(
+        "delta-spark_2.12",
+        "delta-storage",
+        "iceberg-spark-runtime-3.5_2.12",
+        "hadoop-aws",
+        "aws-java-sdk-bundle")
       val jars = update.value
         .select(
           configurationFilter("compile"),
-          moduleFilter(organization = "io.delta") | moduleFilter(organization = "org.apache.iceberg"),
+          moduleFilter(name = "delta-*") | moduleFilter(name = "iceberg-spark-runtime-*") |
+            moduleFilter(name = "hadoop-aws") | moduleFilter(name = "aws-java-sdk-bundle"),
           artifactFilter(`type` = "jar", classifier = ""))
         .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
         .distinct

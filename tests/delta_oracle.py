@@ -45,6 +45,8 @@ DELTA_JARS = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
 ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
 """Iceberg's Spark runtime, also in target/oracle-jars: the maker and reader of the Iceberg
 tables that companion indexes are tested over (tests/test_companion_iceberg.py)."""
+S3A_JARS = ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar")
+"""Hadoop's S3A, also there: how Delta keeps a table on S3 (tests/test_companion_delta_s3.py)."""
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG_CLASS = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 CATALOG = "delta_oracle"
@@ -64,7 +66,16 @@ DELTA_SETTINGS = {
 def oracle_jars() -> list[Path]:
     """Delta Lake's JARs and Iceberg's in target/oracle-jars; fails, saying how to get them, when
     absent."""
-    jars = [ORACLE_JARS_DIR / name for name in (*DELTA_JARS, ICEBERG_JAR)]
+    return _present([ORACLE_JARS_DIR / name for name in (*DELTA_JARS, ICEBERG_JAR)])
+
+
+def s3a_jars() -> list[Path]:
+    """Hadoop's S3A JARs in target/oracle-jars (not on the suite's session's class path: only a
+    process of its own that keeps a Delta table on S3 takes them)."""
+    return _present([ORACLE_JARS_DIR / name for name in S3A_JARS])
+
+
+def _present(jars: list[Path]) -> list[Path]:
     missing = [str(j) for j in jars if not j.is_file()]
     if missing:
         raise FileNotFoundError(
@@ -76,7 +87,7 @@ def oracle_jars() -> list[Path]:
 
 def is_installed() -> bool:
     """Whether build/package.sh has put Delta Lake's JARs and Iceberg's in target/oracle-jars."""
-    return all((ORACLE_JARS_DIR / name).is_file() for name in (*DELTA_JARS, ICEBERG_JAR))
+    return all((ORACLE_JARS_DIR / name).is_file() for name in (*DELTA_JARS, ICEBERG_JAR, *S3A_JARS))
 
 
 def _append(existing: object, values: list[str]) -> str:

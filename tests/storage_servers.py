@@ -111,13 +111,20 @@ class S3Server:
         _stop(self.process)
 
 
-def start_s3(work: Path) -> S3Server:
+def start_s3(work: Path, authenticated: bool = True) -> S3Server:
+    """A moto S3 server on 127.0.0.1. `authenticated`: it checks every request's signature and
+    the IAM user's policy, as S3 does. Without, it accepts any key: for clients whose signing
+    moto 5 refuses, such as the AWS SDK v1 of Hadoop's S3A (moto issue 5948)."""
     _require(MOTO_SERVER, "moto (S3 server)")
     import boto3
 
     port = free_port()
     log = work / "moto.log"
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3")
+    env = dict(os.environ)
+    if authenticated:
+        env["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
+    else:
+        env.pop("INITIAL_NO_AUTH_ACTION_COUNT", None)
     with log.open("wb") as out:
         process = subprocess.Popen(
             [str(MOTO_SERVER), "-H", "127.0.0.1", "-p", str(port)],
@@ -127,6 +134,8 @@ def start_s3(work: Path) -> S3Server:
         )
     _wait_for_port(port, process, "moto_server", log)
     endpoint = f"http://127.0.0.1:{port}"
+    if not authenticated:
+        return S3Server(endpoint, "unchecked", "unchecked", process)
     # The first three requests run unauthenticated: they create the user the tests act as.
     iam = boto3.client(
         "iam",

@@ -249,9 +249,19 @@ final class S3LogStore private (val settings: AwsSettings) extends LogStore {
     }
   }
 
-  /** tantivy4java reads S3 itself, so no local copy is made: the S3 URL is returned. */
+  /**
+   * A local copy of the object. Splits are read by tantivy4java from S3 itself and are never
+   * copied; a companion build copies the Parquet files it indexes (`sync/CompanionIndexer`).
+   */
   override def localCopy(path: Path, identity: String, cache: LocalSplitCache.Settings): File =
-    throw IndexTablesErrors.internalError(s"$path is read from S3 directly, never copied")
+    LocalSplitCache.get(identity, cache) { target =>
+      notFoundAsFnf(path) {
+        java.nio.file.Files.deleteIfExists(target.toPath)
+        client.getObject(
+          GetObjectRequest.builder().bucket(bucket(path)).key(key(path)).build(),
+          target.toPath)
+      }
+    }
 }
 
 object S3LogStore {

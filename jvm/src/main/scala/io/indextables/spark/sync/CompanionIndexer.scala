@@ -18,11 +18,11 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
 import io.indextables.spark.stats.StatsValues
-import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
+import io.indextables.spark.storage.{LocalSplitCache, LogStore}
 import io.indextables.spark.transaction.{AddAction, TableLayout, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
 import io.indextables.spark.write.CompanionWrite
-import io.indextables.tantivy4java.split.{ColumnStatistics, ParquetCompanionConfig}
+import io.indextables.tantivy4java.split.ColumnStatistics
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
@@ -63,10 +63,9 @@ object IndexOutcome {
 
 /**
  * Indexes one group of Parquet files into one index-only split with tantivy4java's
- * `createFromParquet`, on an executor, copying no row: files on the local disk and on S3 are
- * read where they are (tantivy4java reads S3 itself, with the credentials the source's
- * [[S3LogStore]] resolves); files on other stores are copied through their [[LogStore]] to a
- * local directory laid out as the source. Each file's footer is checked first: its columns must
+ * `createFromParquet`, on an executor, copying no row into the index: files on the local disk
+ * are read where they are; files on object stores (S3, Azure) and HDFS are copied through their
+ * [[LogStore]] to a local directory laid out as the source. Each file's footer is checked first: its columns must
  * be the index's, and the split must hold every row. The split is published under its partition
  * directory in the index location through the index's [[LogStore]]; its add action names the
  * files relative to the source root. Any failure deletes what was published and returns
@@ -84,13 +83,12 @@ object CompanionIndexer {
     var published: Option[Path] = None
     try {
       val rows = group.files.map(f => checkedRows(spec, sourceStore, root, f)).sum
-      val (nativeRoot, inputs, storage) = nativeInputs(spec, sourceStore, root, group, work)
+      val (nativeRoot, inputs) = nativeInputs(spec, sourceStore, root, group, work)
       val config = CompanionWrite.config(nativeRoot, spec.fields, spec.fastFieldMode, spec.heapSize)
       val skipped = spec.fields.filterNot(_.indexed).map(_.name) ++ spec.excluded
       if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
       val statsFields = spec.fields.filter(hasStats)
       if (statsFields.nonEmpty) config.withStatisticsFields(statsFields.map(_.name): _*)
-      storage.foreach(config.withParquetStorage)
       val out = new File(work, s"part-${UUID.randomUUID()}.split")
       val md =
         try QuickwitSplit.createFromParquet(inputs.asJava, out.getAbsolutePath, config)
@@ -158,15 +156,18 @@ object CompanionIndexer {
   }
 
   /**
-   * The root and files as tantivy4java reads them: local paths, S3 URLs (and the credentials),
-   * or local copies laid out as the source under `work`.
+   * The root and files as tantivy4java reads them: local paths, or local copies laid out as the
+   * source under `work`. Files on object stores are copied through the index's [[LogStore]]
+   * (every byte is read to index it anyway): tantivy4java 0.31.0's own S3 reader of
+   * `createFromParquet` fails to open a file on an S3-compatible endpoint (moto) that its split
+   * reader and our store read.
    */
   private def nativeInputs(
       spec: IndexTaskSpec,
       store: LogStore,
       root: Path,
       group: IndexGroup,
-      work: File): (String, Seq[String], Option[ParquetCompanionConfig.ParquetStorageConfig]) = {
+      work: File): (String, Seq[String]) = {
     val paths = group.files.map(f => f -> TablePaths.resolve(root, f.path))
     // The directory the manifest names the files under: theirs, or the source root.
     val dir =
@@ -178,17 +179,7 @@ object CompanionIndexer {
     val nativeRoot = if (dir.isEmpty) root else TablePaths.resolve(root, dir)
     if (LogStore.isLocal(root)) {
       def local(p: Path) = new File(p.toUri.getPath).getPath
-      (local(nativeRoot), paths.map(p => local(p._2)), None)
-    } else if (LogStore.isS3(root)) {
-      val a = S3Access(store.asInstanceOf[S3LogStore])
-      val storage = new ParquetCompanionConfig.ParquetStorageConfig()
-      a.sessionToken match {
-        case Some(token) => storage.withAwsCredentials(a.accessKey, a.secretKey, token)
-        case None => storage.withAwsCredentials(a.accessKey, a.secretKey)
-      }
-      storage.withAwsRegion(a.region).withAwsPathStyleAccess(a.pathStyleAccess)
-      a.endpoint.foreach(storage.withAwsEndpoint)
-      (S3Access.url(nativeRoot), paths.map(p => S3Access.url(p._2)), Some(storage))
+      (local(nativeRoot), paths.map(p => local(p._2)))
     } else {
       val mirror = new File(work, "source")
       val cache = LocalSplitCache.Settings(spec.hadoopConf.value)
@@ -199,7 +190,7 @@ object CompanionIndexer {
         Files.copy(copy.toPath, target.toPath, StandardCopyOption.REPLACE_EXISTING)
         target.getPath
       }
-      (new File(mirror, dir).getPath, copies, None)
+      (new File(mirror, dir).getPath, copies)
     }
   }
 
