@@ -112,7 +112,13 @@ def plan_of(df: DataFrame) -> str:
 
 def assert_answers_match(spark: SparkSession, index: Path, delta: delta_oracle.DeltaTable) -> None:
     """Every kind of read through the index answers as Delta does on its own table."""
-    idx, src = read_table(spark, str(index)), delta.read()
+    assert_index_answers_as(spark, index, delta.read())
+
+
+def assert_index_answers_as(spark: SparkSession, index: Path | str, src: DataFrame) -> None:
+    """Every kind of read through the index (full scans, searches pushed to it, counts and
+    groupings) answers as `src`, the source table read by its own reader."""
+    idx = read_table(spark, str(index))
     assert_same_rows(idx, src)
     for condition in (
         F.col("host") == "host-3",
@@ -226,13 +232,7 @@ def test_rows_deleted_by_vectors_never_come_back_through_any_route(
     row = build(spark, source, index)
     assert row.status == "success"
     assert_answers_match(spark, index, delta)
-    idx = read_table(spark, str(index))
-    # No id divisible by 3 by any route: Parquet scan, search, aggregate, COUNT from the log.
-    assert idx.where(F.col("id") % 3 == 0).count() == 0
-    assert idx.where(F.col("host") == "host-2").where(F.col("id") % 3 == 0).count() == 0
-    assert idx.count() == 400
-    (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{index}'").collect()
-    assert (state.num_records, state.num_deleted_rows) == (400, 200)
+    assert_no_third_row_comes_back(spark, index)
     # MERGE SPLITS cannot rewrite the source's rows: it leaves the splits with vectors alone.
     spark.sql(f"MERGE SPLITS '{index}' TARGET SIZE 100M").collect()
     assert_answers_match(spark, index, delta)
@@ -282,12 +282,22 @@ def error_of(spark: SparkSession, sql: str) -> IndexTablesError:
     return e.value
 
 
-def test_bad_sources_are_named_and_nothing_is_committed(
-    spark: SparkSession, tmp_path: Path
-) -> None:
-    index = tmp_path / "index"
-    head = "BUILD INDEXTABLES COMPANION FOR DELTA"
-    # A folder of Parquet files is not a Delta table; a missing folder is named as missing.
+def assert_no_third_row_comes_back(spark: SparkSession, index: Path) -> None:
+    """600 rows of which the source deleted those of an id divisible by 3: none comes back."""
+    idx = read_table(spark, str(index))
+    # No id divisible by 3 by any route: Parquet scan, search, aggregate, COUNT from the log.
+    assert idx.where(F.col("id") % 3 == 0).count() == 0
+    assert idx.where(F.col("host") == "host-2").where(F.col("id") % 3 == 0).count() == 0
+    assert idx.count() == 400
+    (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{index}'").collect()
+    assert (state.num_records, state.num_deleted_rows) == (400, 200)
+
+
+def assert_paths_that_hold_no_table_are_named(
+    spark: SparkSession, head: str, tmp_path: Path, index: Path
+) -> Path:
+    """`head` (BUILD ... FOR <format>) over a folder of Parquet files, which is not a table of
+    the format, and over a missing folder, which is named as missing; returns the folder."""
     parquet = tmp_path / "parquet"
     make_rows(spark, 20, seed=1, first_id=0).write.parquet(str(parquet))
     e = error_of(spark, f"{head} '{parquet}' AT LOCATION '{index}'")
@@ -295,6 +305,15 @@ def test_bad_sources_are_named_and_nothing_is_committed(
     assert str(parquet) in str(e)
     e = error_of(spark, f"{head} '{tmp_path / 'nothing'}' AT LOCATION '{index}'")
     assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_FOUND", str(e)
+    return parquet
+
+
+def test_bad_sources_are_named_and_nothing_is_committed(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    index = tmp_path / "index"
+    head = "BUILD INDEXTABLES COMPANION FOR DELTA"
+    parquet = assert_paths_that_hold_no_table_are_named(spark, head, tmp_path, index)
 
     # A version the table does not hold, and one whose log was cleaned up.
     source = tmp_path / "delta"

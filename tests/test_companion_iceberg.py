@@ -18,12 +18,19 @@ from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, Row, SparkSession
-from pyspark.sql import functions as F
 
 import delta_oracle
 from helpers import FORMAT, assert_same_rows, jvm, read_table, write_table
 from indextables.exceptions import IndexTablesError
-from test_companion_delta import SCHEMA, make_rows, plan_of
+from test_companion_delta import (
+    SCHEMA,
+    assert_index_answers_as,
+    assert_no_third_row_comes_back,
+    assert_paths_that_hold_no_table_are_named,
+    error_of,
+    make_rows,
+    plan_of,
+)
 
 pytestmark = pytest.mark.skipif(
     not delta_oracle.is_installed(), reason="build/package.sh puts Iceberg's JAR in place"
@@ -97,22 +104,7 @@ def delete_files(spark: SparkSession, table: str) -> int:
 
 def assert_answers_match(spark: SparkSession, index: Path, table: str) -> None:
     """Every kind of read through the index answers as Iceberg does on its own table."""
-    idx, src = read_table(spark, str(index)), spark.table(table)
-    assert_same_rows(idx, src)
-    for condition in (
-        F.col("host") == "host-3",
-        (F.col("status") == 404) & (F.col("level") == "ERROR"),
-        F.col("id").isin(3, 17, 250, 999, 1203),
-    ):
-        found = idx.where(condition)
-        assert "PushedQuery" in plan_of(found), plan_of(found)
-        assert_same_rows(found, src.where(condition))
-    assert idx.count() == src.count()
-    assert_same_rows(idx.groupBy("level").count(), src.groupBy("level").count())
-    assert_same_rows(
-        idx.where(F.col("host") == "host-5").groupBy("day").count(),
-        src.where(F.col("host") == "host-5").groupBy("day").count(),
-    )
+    assert_index_answers_as(spark, index, spark.table(table))
 
 
 def test_an_index_follows_every_kind_of_iceberg_change(
@@ -208,13 +200,7 @@ def test_rows_iceberg_deleted_never_come_back_through_any_route(
     row = build(spark, table, index)
     assert row.status == "success"
     assert_answers_match(spark, index, table)
-    idx = read_table(spark, str(index))
-    # No id divisible by 3 by any route: Parquet scan, search, aggregate, COUNT from the log.
-    assert idx.where(F.col("id") % 3 == 0).count() == 0
-    assert idx.where(F.col("host") == "host-2").where(F.col("id") % 3 == 0).count() == 0
-    assert idx.count() == 400
-    (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{index}'").collect()
-    assert (state.num_records, state.num_deleted_rows) == (400, 200)
+    assert_no_third_row_comes_back(spark, index)
     # More deletes on the same files: the splits get new vectors, nothing is indexed again.
     spark.sql(f"DELETE FROM {table} WHERE host = 'host-4'")
     row = build(spark, table, index)
@@ -307,25 +293,12 @@ def test_a_stale_iceberg_index_fails_reads_that_bound_the_lag(
     assert "no longer holds snapshot" in str(e.value)
 
 
-def error_of(spark: SparkSession, sql: str) -> IndexTablesError:
-    with pytest.raises(IndexTablesError) as e:
-        spark.sql(sql).collect()
-    return e.value
-
-
 def test_bad_iceberg_sources_are_named_and_nothing_is_committed(
     spark: SparkSession, ice: Path, tmp_path: Path
 ) -> None:
     index = tmp_path / "index"
     head = "BUILD INDEXTABLES COMPANION FOR ICEBERG"
-    # A folder of Parquet files is not an Iceberg table; a missing folder is named as missing.
-    parquet = tmp_path / "parquet"
-    make_rows(spark, 20, seed=1, first_id=0).write.parquet(str(parquet))
-    e = error_of(spark, f"{head} '{parquet}' AT LOCATION '{index}'")
-    assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_A_TABLE", str(e)
-    assert str(parquet) in str(e)
-    e = error_of(spark, f"{head} '{tmp_path / 'nothing'}' AT LOCATION '{index}'")
-    assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_FOUND", str(e)
+    parquet = assert_paths_that_hold_no_table_are_named(spark, head, tmp_path, index)
     # A table the catalog does not hold, and a catalog that is not Iceberg's.
     e = error_of(spark, f"{head} 'db.absent' CATALOG '{CATALOG}' AT LOCATION '{index}'")
     assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_A_TABLE", str(e)

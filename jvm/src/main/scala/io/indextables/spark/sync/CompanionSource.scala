@@ -49,6 +49,27 @@ trait CompanionSource {
     throw IndexTablesErrors.internalError(s"a $format source has no deleted rows (${file.path})")
 }
 
+object CompanionSource {
+
+  /** Whether `className` (a source format's library, the user's) is on the class path. */
+  def onClassPath(className: String): Boolean =
+    try {
+      Class.forName(className, false, getClass.getClassLoader)
+      true
+    } catch { case _: ClassNotFoundException | _: LinkageError => false }
+
+  /**
+   * `file` relative to `root` (both qualified), `/`-separated, when it lies below it on the same
+   * file system.
+   */
+  def relativeTo(root: Path, file: Path): Option[String] = {
+    val (r, f) = (root.toUri, file.toUri)
+    val prefix = r.getPath.stripSuffix("/") + "/"
+    val sameFs = f.getScheme == r.getScheme && f.getAuthority == r.getAuthority
+    if (sameFs && f.getPath.startsWith(prefix)) Some(f.getPath.substring(prefix.length)) else None
+  }
+}
+
 /**
  * A source table's deletion vector on one of its files: rows it deleted while keeping the file.
  *

@@ -184,21 +184,18 @@ final class DeltaTableSource(
 
   /** A file's path relative to the table's directory, decoded (Delta's paths are URIs). */
   private def relative(path: String): String = {
-    val rootPath = root.toUri.getPath.stripSuffix("/") + "/"
     val uri = new URI(path)
     if (!uri.isAbsolute && !uri.getPath.startsWith("/")) uri.getPath
     else {
-      val full = LogStore.qualify(new Path(uri), deltaConf).toUri
-      val sameFs = full.getScheme == root.toUri.getScheme &&
-        full.getAuthority == root.toUri.getAuthority
-      if (sameFs && full.getPath.startsWith(rootPath)) full.getPath.substring(rootPath.length)
-      else throw IndexTablesErrors.companionSourceFeatureUnsupported(
-        format,
-        root.toString,
-        s"a data file outside the table's directory ($full)",
-        "a companion index reads its source's files below one directory; index a deep " +
-          "clone of the table instead"
-      )
+      val full = LogStore.qualify(new Path(uri), deltaConf)
+      CompanionSource.relativeTo(root, full).getOrElse(throw IndexTablesErrors
+        .companionSourceFeatureUnsupported(
+          format,
+          root.toString,
+          s"a data file outside the table's directory ($full)",
+          "a companion index reads its source's files below one directory; index a deep " +
+            "clone of the table instead"
+        ))
     }
   }
 }
@@ -208,9 +205,5 @@ object DeltaTableSource {
   val Format = "delta"
 
   /** Whether delta-spark is on the class path; without it, a Delta source is refused. */
-  def available: Boolean =
-    try {
-      Class.forName("org.apache.spark.sql.delta.DeltaLog", false, getClass.getClassLoader)
-      true
-    } catch { case _: ClassNotFoundException | _: LinkageError => false }
+  def available: Boolean = CompanionSource.onClassPath("org.apache.spark.sql.delta.DeltaLog")
 }

@@ -167,20 +167,15 @@ final class IcebergTableSource(
   }
 
   /** A data file's path relative to the table's location. */
-  private def relative(location: String): String = {
-    val full = LogStore.qualify(new Path(location), conf).toUri
-    val rootUri = root.toUri
-    val prefix = rootUri.getPath.stripSuffix("/") + "/"
-    val sameFs = full.getScheme == rootUri.getScheme && full.getAuthority == rootUri.getAuthority
-    if (sameFs && full.getPath.startsWith(prefix)) full.getPath.substring(prefix.length)
-    else throw IndexTablesErrors.companionSourceFeatureUnsupported(
-      format,
-      ref.describe,
-      s"a data file outside the table's location ${table.location()} ($location)",
-      "a companion index reads its source's files below one directory; rewrite the table's " +
-        "files into its location first (CALL <catalog>.system.rewrite_data_files)"
-    )
-  }
+  private def relative(location: String): String =
+    CompanionSource.relativeTo(root, LogStore.qualify(new Path(location), conf)).getOrElse(
+      throw IndexTablesErrors.companionSourceFeatureUnsupported(
+        format,
+        ref.describe,
+        s"a data file outside the table's location ${table.location()} ($location)",
+        "a companion index reads its source's files below one directory; rewrite the " +
+          "table's files into its location first (CALL <catalog>.system.rewrite_data_files)"
+      ))
 }
 
 object IcebergTableSource {
@@ -193,11 +188,7 @@ object IcebergTableSource {
   val WarehouseKey = "indextables.companion.icebergWarehouse"
 
   /** Whether iceberg-spark-runtime is on the class path; without it, an Iceberg source is refused. */
-  def available: Boolean =
-    try {
-      Class.forName("org.apache.iceberg.spark.SparkCatalog", false, getClass.getClassLoader)
-      true
-    } catch { case _: ClassNotFoundException | _: LinkageError => false }
+  def available: Boolean = CompanionSource.onClassPath("org.apache.iceberg.spark.SparkCatalog")
 
   def configuration(ref: IcebergTableRef): Map[String, String] =
     Map(TableKey -> ref.table) ++ ref.catalog.map(CatalogKey -> _) ++
