@@ -1,20 +1,22 @@
-"""BUILD INDEXTABLES COMPANION FOR DELTA: a first build against the writes, a sync of one commit.
+"""BUILD INDEXTABLES COMPANION FOR DELTA | ICEBERG: a first build against the writes, a sync of
+one commit.
 
-    .venv/bin/python tests/benchmarks/companion_delta.py --rows 2000000 --appends 20 \\
-        --commits 100 --runs 3 --warmup 1 --out target/bench-companion-delta
+    .venv/bin/python tests/benchmarks/companion_source.py --source delta --rows 2000000 \\
+        --appends 20 --commits 100 --runs 3 --warmup 1 --out target/bench-companion-delta
 
 Part 1, the first build. Each round writes the benchmark suite's log rows (datagen.py) as a
-fresh Delta table in `--appends` appended Delta writes, timed together, then builds a companion
-index over it (`message` as text), timed. Goal: the build takes at most 2 x the writes.
+fresh table of the source format (`--source`: a Delta table by path, or an Iceberg table of a
+Hadoop catalog) in `--appends` appended writes, timed together, then builds a companion index
+over it (`message` as text), timed. Goal: the build takes at most 2 x the writes.
 
-Part 2, a sync after one commit. A Delta table of `--commits` appended commits (the same rows,
-`--rows` in all) is indexed once. Each round appends one more commit of rows/commits rows and
-times the sync; it counts the Parquet files the commit added (Delta's numFiles metric) and the
-files the sync indexed, which must be equal, and times indexing exactly those rows alone: the
-commit's files copied to a fresh folder and indexed there (BUILD ... FOR PARQUET, same modes).
-Goal: the sync takes at most 1.2 x that.
+Part 2, a sync after one commit. A table of `--commits` appended commits (the same rows, `--rows`
+in all) is indexed once. Each round appends one more commit of rows/commits rows and times the
+sync; it counts the Parquet files the commit added (Delta's numFiles metric, Iceberg's
+added-data-files) and the files the sync indexed, which must be equal, and times indexing exactly
+those rows alone: the commit's files copied to a fresh folder and indexed there (BUILD ... FOR
+PARQUET, same modes). Goal: the sync takes at most 1.2 x that.
 
-Medians of `--runs` rounds after `--warmup`. Writes <out>/companion-delta.json and .md.
+Medians of `--runs` rounds after `--warmup`. Writes <out>/companion-<source>.json and .md.
 """
 
 from __future__ import annotations
@@ -42,14 +44,59 @@ LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 MODES = "INDEXING MODES ('message': 'text')"
 
 
+# The directories of a table's own log: never its data files.
+LOG_DIRS = ("_delta_log", "metadata")
+CATALOG = "bench"
+
+
 def _bytes(path: Path, suffix: str) -> int:
-    return sum(p.stat().st_size for p in path.rglob(f"*{suffix}") if "_delta_log" not in p.parts)
+    return sum(
+        p.stat().st_size
+        for p in path.rglob(f"*{suffix}")
+        if not any(d in p.parts for d in LOG_DIRS)
+    )
 
 
-def _build(spark: SparkSession, fmt: str, source: Path, index: Path) -> tuple[float, Any]:
+class Source:
+    """A table of the source format at `path` (an Iceberg table lives there, in the Hadoop
+    catalog `bench` whose warehouse is its parent's parent)."""
+
+    def __init__(self, spark: SparkSession, fmt: str, path: Path) -> None:
+        self.spark, self.fmt, self.path = spark, fmt, path
+        self.name = f"{CATALOG}.db.{path.name.replace('-', '_')}"
+        if fmt == "iceberg":
+            self.path = path.parent / path.name.replace("-", "_")
+
+    def append(self, rows: DataFrame) -> None:
+        if self.fmt == "delta":
+            rows.write.format("delta").mode("append").save(str(self.path))
+        elif self.spark.catalog.tableExists(self.name):
+            rows.writeTo(self.name).append()
+        else:
+            rows.writeTo(self.name).tableProperty("format-version", "2").create()
+
+    def build(self, index: Path) -> tuple[float, Any]:
+        if self.fmt == "delta":
+            return _build(self.spark, f"FOR DELTA '{self.path}'", index)
+        return _build(
+            self.spark, f"FOR ICEBERG '{self.name[len(CATALOG) + 1 :]}' CATALOG '{CATALOG}'", index
+        )
+
+    def files_added(self) -> int:
+        """The data files the latest commit added, as the format's own log counts them."""
+        if self.fmt == "delta":
+            metrics = delta_oracle.DeltaTable(self.spark, str(self.path)).last_operation()[1]
+            return int(metrics["numFiles"])
+        (last,) = self.spark.sql(
+            f"SELECT summary FROM {self.name}.snapshots ORDER BY committed_at DESC LIMIT 1"
+        ).collect()
+        return int(last.summary["added-data-files"])
+
+
+def _build(spark: SparkSession, source: str, index: Path) -> tuple[float, Any]:
     start = time.perf_counter()
     (row,) = spark.sql(
-        f"BUILD INDEXTABLES COMPANION FOR {fmt} '{source}' AT LOCATION '{index}' {MODES}"
+        f"BUILD INDEXTABLES COMPANION {source} AT LOCATION '{index}' {MODES}"
     ).collect()
     elapsed = time.perf_counter() - start
     if row.status != "success":
@@ -58,26 +105,37 @@ def _build(spark: SparkSession, fmt: str, source: Path, index: Path) -> tuple[fl
 
 
 def _new_files(source: Path, before: set[Path]) -> list[Path]:
-    """The data files below `source` (not Delta's checkpoints) that `before` does not hold."""
+    """The data files below `source` (not its log's) that `before` does not hold."""
     return sorted(
-        p for p in source.rglob("*.parquet") if "_delta_log" not in p.parts and p not in before
+        p
+        for p in source.rglob("*.parquet")
+        if not any(d in p.parts for d in LOG_DIRS) and p not in before
     )
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--source", choices=("delta", "iceberg"), default="delta")
     p.add_argument("--rows", type=int, default=2_000_000)
     p.add_argument("--appends", type=int, default=20)
     p.add_argument("--commits", type=int, default=100)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--warmup", type=int, default=1)
-    add_session_args(p, "target/bench-companion-delta")
+    add_session_args(p, "target/bench-companion-source")
     args = p.parse_args()
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    fmt: str = args.source
+    shutil.rmtree(out / "rounds", ignore_errors=True)
+    iceberg = {
+        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
+        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
+        f"spark.sql.catalog.{CATALOG}.warehouse": str(out / "rounds"),
+    }
     spark = local_session(
-        "companion-delta", args.cores, args.driver_memory, extra=delta_oracle.configure
+        f"companion-{fmt}", args.cores, args.driver_memory, iceberg, extra=delta_oracle.configure
     )
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {CATALOG}.db")
     loghub = LOGHUB if LOGHUB.is_dir() else None
     per_append = args.rows // args.appends
     chunks: list[DataFrame] = []
@@ -86,60 +144,59 @@ def main() -> int:
         chunks.append(df.cache())
         chunks[-1].count()
     load_start = os.getloadavg()[0]
-    shutil.rmtree(out / "rounds", ignore_errors=True)
 
     # Part 1: the first build against the writes.
     writes: list[float] = []
     builds: list[float] = []
     for round_ in range(args.warmup + args.runs):
-        source, index = out / "rounds" / f"delta-{round_}", out / "rounds" / f"index-{round_}"
+        source = Source(spark, fmt, out / "rounds" / "db" / f"table-{round_}")
+        index = out / "rounds" / f"index-{round_}"
         start = time.perf_counter()
         for chunk in chunks:
-            chunk.write.format("delta").mode("append").save(str(source))
+            source.append(chunk)
         write_s = time.perf_counter() - start
-        build_s, _ = _build(spark, "DELTA", source, index)
+        build_s, _ = source.build(index)
         print(f"round {round_}: write {write_s:.2f} s, build {build_s:.2f} s", file=sys.stderr)
         if round_ >= args.warmup:
             writes.append(write_s)
             builds.append(build_s)
-    first_source, first_index = source, index
+    first_source, first_index = source.path, index
 
     # Part 2: one commit's sync on a table of many commits.
     everything = chunks[0]
     for chunk in chunks[1:]:
         everything = everything.unionByName(chunk)
     per_commit = args.rows // args.commits
-    table = out / "rounds" / "many-commits"
+    table = Source(spark, fmt, out / "rounds" / "db" / "many-commits")
     index = out / "rounds" / "many-commits-index"
     numbered = everything.withColumn("_n", F.monotonically_increasing_id() % args.commits).cache()
     numbered.count()
     for i in range(args.commits):
-        numbered.where(F.col("_n") == i).drop("_n").coalesce(1).write.format("delta").mode(
-            "append"
-        ).save(str(table))
-    _build(spark, "DELTA", table, index)
-    delta = delta_oracle.DeltaTable(spark, str(table))
+        table.append(numbered.where(F.col("_n") == i).drop("_n").coalesce(1))
+    table.build(index)
     syncs: list[float] = []
     alone: list[float] = []
     counted: list[tuple[int, int]] = []
     for round_ in range(args.warmup + args.runs):
         rows, _ = datagen.generate(spark, per_commit, 1, 1000 + round_, loghub)
-        before = {p for p in table.rglob("*.parquet")}
-        rows.write.format("delta").mode("append").save(str(table))
-        added = _new_files(table, before)
-        metrics = delta.last_operation()[1]
-        sync_s, row = _build(spark, "DELTA", table, index)
+        before = {p for p in table.path.rglob("*.parquet")}
+        table.append(rows)
+        added = _new_files(table.path, before)
+        by_log = table.files_added()
+        sync_s, row = table.build(index)
         lone = out / "rounds" / f"commit-{round_}"
         lone.mkdir(parents=True)
         for f in added:
             shutil.copy(f, lone / f.name)
-        alone_s, _ = _build(spark, "PARQUET", lone, out / "rounds" / f"commit-{round_}-index")
+        alone_s, _ = _build(
+            spark, f"FOR PARQUET '{lone}'", out / "rounds" / f"commit-{round_}-index"
+        )
         print(
-            f"sync round {round_}: {len(added)} new files ({metrics.get('numFiles')} by Delta), "
+            f"sync round {round_}: {len(added)} new files ({by_log} by {fmt}), "
             f"{row.parquet_files_indexed} indexed; sync {sync_s:.2f} s, alone {alone_s:.2f} s",
             file=sys.stderr,
         )
-        if row.parquet_files_indexed != len(added) or int(metrics["numFiles"]) != len(added):
+        if row.parquet_files_indexed != len(added) or by_log != len(added):
             raise SystemExit(f"the sync indexed {row.parquet_files_indexed} of {len(added)} files")
         if round_ >= args.warmup:
             syncs.append(sync_s)
@@ -149,6 +206,7 @@ def main() -> int:
     write_s, build_s = statistics.median(writes), statistics.median(builds)
     sync_s, alone_s = statistics.median(syncs), statistics.median(alone)
     result: dict[str, Any] = {
+        "source": fmt,
         "rows": per_append * args.appends,
         "appends": args.appends,
         "commits": args.commits,
@@ -170,15 +228,15 @@ def main() -> int:
     }
     r = result
     lines = [
-        f"# BUILD INDEXTABLES COMPANION FOR DELTA: {r['rows']:,} rows, {args.cores} cores",
+        f"# BUILD INDEXTABLES COMPANION FOR {fmt.upper()}: {r['rows']:,} rows, {args.cores} cores",
         "",
         f"Medians of {args.runs} rounds after {args.warmup} warm-up; load average "
         f"{r['load_average_start']:.2f} at the start, {r['load_average_end']:.2f} at the end.",
         "",
         "| | time | goal |",
         "|---|---|---|",
-        f"| Delta's writes: {args.appends} appends | {write_s:.2f} s | |",
-        f"| first BUILD ... FOR DELTA over them | {build_s:.2f} s: "
+        f"| {fmt}'s writes: {args.appends} appends | {write_s:.2f} s | |",
+        f"| first BUILD ... FOR {fmt.upper()} over them | {build_s:.2f} s: "
         f"**{r['build_over_write']:.2f} x** the writes | <= 2 x |",
         f"| sync after one commit of {per_commit:,} rows on a {args.commits}-commit table | "
         f"{sync_s:.2f} s: **{r['sync_over_alone']:.2f} x** | <= 1.2 x |",
@@ -187,7 +245,7 @@ def main() -> int:
         f"Files each measured commit added, and the sync indexed: {counted}. Splits "
         f"{r['split_bytes'] / 1e6:.1f} MB beside {r['parquet_bytes'] / 1e6:.1f} MB of Parquet.",
     ]
-    write_report(out, "companion-delta", result, lines)
+    write_report(out, f"companion-{fmt}", result, lines)
     spark.stop()
     return 0
 
