@@ -181,6 +181,8 @@ def test_describe_state_reports_the_checkpoint_and_compact_is_checkpoint(
     (before,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{path}'").collect()
     assert before.checkpoint_version is None and before.checkpoint_format is None
     assert (before.tombstone_ratio, before.needs_compaction) == (0.0, False)
+    # A table that owns its rows has no external source.
+    assert (before.source_format, before.source_path, before.source_version) == (None, None, None)
     for _ in range(3):
         write_table(df.coalesce(1), path, "overwrite")
     (row,) = spark.sql(f"COMPACT INDEXTABLES '{path}'").collect()
