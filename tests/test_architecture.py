@@ -51,7 +51,7 @@ LAYERS: list[set[str]] = [
     {"(root)"},
     {"config"},
     {"storage"},
-    {"transaction"},
+    {"transaction", "lake"},
     {"schema"},
     {"filters"},
     {"purge", "expressions"},

@@ -6,7 +6,7 @@ import org.apache.spark.sql.delta.DeltaLog
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
-import io.indextables.spark.sync.{DeltaTableSource, IcebergTableSource}
+import io.indextables.spark.lake.IcebergTables
 import io.indextables.spark.transaction.TableLayout
 
 /**
@@ -30,7 +30,7 @@ private[read] object CompanionStaleness {
         synced <- conf.get(TableLayout.SourceVersionKey).map(_.toLong)
       } {
         val behind = format match {
-          case DeltaTableSource.Format =>
+          case "delta" =>
             val latest =
               try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
               catch {
@@ -40,11 +40,11 @@ private[read] object CompanionStaleness {
                     "delta-spark (io.delta:delta-spark_2.12)")
               }
             Some(s"version $latest" -> (latest - synced))
-          case IcebergTableSource.Format =>
-            IcebergTableSource.recorded(conf).map { ref =>
+          case IcebergTables.Format =>
+            IcebergTables.recorded(conf).map { ref =>
               val spark = SparkSession.active
               val loaded =
-                try IcebergTableSource.load(
+                try IcebergTables.load(
                     spark,
                     ref,
                     spark.sessionState.newHadoopConfWithOptions(table.opts.hadoopOptions))
@@ -55,7 +55,7 @@ private[read] object CompanionStaleness {
                         "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
                 }
               val current = Option(loaded.currentSnapshot()).map(_.snapshotId())
-              val steps = IcebergTableSource.snapshotsSince(loaded, synced).getOrElse(Long.MaxValue)
+              val steps = IcebergTables.snapshotsSince(loaded, synced).getOrElse(Long.MaxValue)
               s"snapshot ${current.getOrElse("none")}" -> steps
             }
           case _ => None

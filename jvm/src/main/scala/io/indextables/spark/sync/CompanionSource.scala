@@ -51,13 +51,6 @@ trait CompanionSource {
 
 object CompanionSource {
 
-  /** Whether `className` (a source format's library, the user's) is on the class path. */
-  def onClassPath(className: String): Boolean =
-    try {
-      Class.forName(className, false, getClass.getClassLoader)
-      true
-    } catch { case _: ClassNotFoundException | _: LinkageError => false }
-
   /**
    * `file` relative to `root` (both qualified), `/`-separated, when it lies below it on the same
    * file system.

@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.lake.Libraries
 import io.indextables.spark.storage.LogStore
 
 /**
@@ -205,5 +206,5 @@ object DeltaTableSource {
   val Format = "delta"
 
   /** Whether delta-spark is on the class path; without it, a Delta source is refused. */
-  def available: Boolean = CompanionSource.onClassPath("org.apache.spark.sql.delta.DeltaLog")
+  def available: Boolean = Libraries.onClassPath("org.apache.spark.sql.delta.DeltaLog")
 }

@@ -8,36 +8,20 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.iceberg.catalog.TableIdentifier
 import org.apache.iceberg.data.BaseDeleteLoader
-import org.apache.iceberg.hadoop.{HadoopCatalog, HadoopTables}
-import org.apache.iceberg.spark.{Spark3Util, SparkSchemaUtil}
+import org.apache.iceberg.spark.SparkSchemaUtil
 import org.apache.iceberg.{DeleteFile, FileContent, FileScanTask, Snapshot, Table}
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.StructType
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.lake.{IcebergTableRef, IcebergTables}
 import io.indextables.spark.storage.LogStore
 
 /**
- * How a BUILD names an Iceberg table: a path (a Hadoop table, its metadata beside its data),
- * or an identifier in a catalog: `CATALOG 'n'` names a Spark catalog that is an Iceberg catalog
- * (`spark.sql.catalog.n`), `WAREHOUSE 'uri'` a Hadoop catalog's warehouse directory. The index
- * records it (see [[IcebergTableSource.configuration]]) so that a read can find the table again.
- */
-final case class IcebergTableRef(
-    table: String,
-    catalog: Option[String],
-    warehouse: Option[String]) {
-
-  def describe: String = catalog.map(c => s"$c.$table").orElse(warehouse.map(w => s"$table in $w"))
-    .getOrElse(table)
-}
-
-/**
  * An Apache Iceberg table, read through Iceberg's own API (iceberg-spark-runtime, the user's,
- * on the class path when their tables are Iceberg tables; see [[IcebergTableSource.available]]):
+ * on the class path when their tables are Iceberg tables; see [[io.indextables.spark.lake.IcebergTables.available]]):
  * the live data files of its current snapshot, or of `snapshotId` (FROM SNAPSHOT), planned by a
  * table scan, each with the delete files that apply to it. Nothing of the table's metadata is
  * parsed here. Driver side.
@@ -58,17 +42,17 @@ final class IcebergTableSource(
     conf: Configuration)
     extends CompanionSource {
 
-  override val format: String = IcebergTableSource.Format
+  override val format: String = IcebergTables.Format
 
-  private lazy val table: Table = IcebergTableSource.load(spark, ref, conf)
+  private lazy val table: Table = IcebergTables.load(spark, ref, conf)
 
   override lazy val root: Path = LogStore.qualify(new Path(table.location()), conf)
 
   /** What the index records of how to find the table again. */
-  override def configuration: Map[String, String] = IcebergTableSource.configuration(ref)
+  override def configuration: Map[String, String] = IcebergTables.configuration(ref)
 
   override def configurationKeys: Set[String] =
-    Set(IcebergTableSource.TableKey, IcebergTableSource.CatalogKey, IcebergTableSource.WarehouseKey)
+    Set(IcebergTables.TableKey, IcebergTables.CatalogKey, IcebergTables.WarehouseKey)
 
   private lazy val snapshot: Option[Snapshot] = snapshotId match {
     case None => Option(table.currentSnapshot())
@@ -178,87 +162,17 @@ final class IcebergTableSource(
       ))
 }
 
-object IcebergTableSource {
-
-  val Format = "iceberg"
-
-  /** Ours: how the index finds its Iceberg table again (the table as the BUILD named it). */
-  val TableKey = "indextables.companion.icebergTable"
-  val CatalogKey = "indextables.companion.icebergCatalog"
-  val WarehouseKey = "indextables.companion.icebergWarehouse"
-
-  /** Whether iceberg-spark-runtime is on the class path; without it, an Iceberg source is refused. */
-  def available: Boolean = CompanionSource.onClassPath("org.apache.iceberg.spark.SparkCatalog")
-
-  def configuration(ref: IcebergTableRef): Map[String, String] =
-    Map(TableKey -> ref.table) ++ ref.catalog.map(CatalogKey -> _) ++
-      ref.warehouse.map(WarehouseKey -> _)
-
-  /** The reference an index's metadata records, if it is an index of an Iceberg table. */
-  def recorded(configuration: Map[String, String]): Option[IcebergTableRef] =
-    configuration.get(TableKey).map(t =>
-      IcebergTableRef(t, configuration.get(CatalogKey), configuration.get(WarehouseKey)))
-
-  /** The table `ref` names, its metadata read now. */
-  def load(spark: SparkSession, ref: IcebergTableRef, conf: Configuration): Table = {
-    def notATable(why: String) =
-      IndexTablesErrors.companionSourceNotATable(Format, ref.describe, why)
-    val table =
-      try ((ref.catalog, ref.warehouse) match {
-          case (Some(c), _) =>
-            val catalog =
-              try Spark3Util.loadIcebergCatalog(spark, c)
-              catch {
-                case NonFatal(e) => throw notATable(
-                    s"catalog '$c' is not an Iceberg catalog of this session (" +
-                      s"spark.sql.catalog.$c: ${e.getMessage})")
-              }
-            catalog.loadTable(TableIdentifier.parse(ref.table))
-          case (None, Some(w)) =>
-            new HadoopCatalog(conf, w).loadTable(TableIdentifier.parse(ref.table))
-          case _ =>
-            val tables = new HadoopTables(conf)
-            if (!tables.exists(ref.table)) {
-              val path = LogStore.qualify(new Path(ref.table), conf)
-              if (!LogStore.forPath(path, conf).exists(path))
-                throw IndexTablesErrors.companionSourceNotFound(ref.table)
-              throw notATable("it has no Iceberg metadata (metadata/ with a version-hint or " +
-                "metadata file); name a table in a catalog with CATALOG or WAREHOUSE")
-            }
-            tables.load(ref.table)
-        })
-      catch {
-        case e: org.apache.iceberg.exceptions.NoSuchTableException => throw notATable(e.getMessage)
-        case e: org.apache.iceberg.exceptions.NoSuchNamespaceException =>
-          throw notATable(e.getMessage)
-      }
-    table.refresh()
-    table
-  }
-
-  /**
-   * How many snapshots the table's current one is past `synced`, along its history, or None
-   * when `synced` is not among its ancestors (expired, or rolled back past).
-   */
-  def snapshotsSince(table: Table, synced: Long): Option[Long] = {
-    var at = Option(table.currentSnapshot())
-    var steps = 0L
-    while (at.exists(_.snapshotId() != synced)) {
-      steps += 1
-      at = at.flatMap(s => Option(s.parentId()).flatMap(p => Option(table.snapshot(p))))
-    }
-    at.map(_ => steps)
-  }
+private object IcebergTableSource {
 
   /**
    * Refuses a table whose history renamed, retyped, or dropped and added again a column: its
    * older files hold that column under another name or type, which Iceberg maps by field id and
    * Spark's Parquet reader, which reads the index's rows, by name.
    */
-  private def checkHistory(table: Table, ref: IcebergTableRef): Unit = {
+  def checkHistory(table: Table, ref: IcebergTableRef): Unit = {
     val fields = table.schemas().values().asScala.toSeq.flatMap(_.columns().asScala)
     def refuse(what: String) = throw IndexTablesErrors.companionSourceFeatureUnsupported(
-      Format,
+      IcebergTables.Format,
       ref.describe,
       what,
       "its older data files may hold the column otherwise than the table now names it, and " +

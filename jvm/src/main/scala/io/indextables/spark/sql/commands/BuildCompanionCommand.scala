@@ -11,6 +11,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{ConfEntry, IndexTablesConf}
 import io.indextables.spark.core.TableLogResolver
+import io.indextables.spark.lake.{IcebergTableRef, IcebergTables}
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.sync._
 import io.indextables.spark.write.CompanionWrite
@@ -91,8 +92,8 @@ case class BuildCompanionCommand(
         if (!DeltaTableSource.available) throw IndexTablesErrors
           .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
         new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
-      case IcebergTableSource.Format =>
-        if (!IcebergTableSource.available) throw IndexTablesErrors.companionSourceLibraryMissing(
+      case IcebergTables.Format =>
+        if (!IcebergTables.available) throw IndexTablesErrors.companionSourceLibraryMissing(
           "iceberg",
           "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
         new IcebergTableSource(
@@ -144,7 +145,7 @@ object BuildCompanionCommand {
       dryRun: Boolean,
       defaultHeapSize: Long): CompanionBuildRequest = {
     val format = sourceFormat.toLowerCase(Locale.ROOT)
-    if (!Set("parquet", DeltaTableSource.Format, IcebergTableSource.Format).contains(format))
+    if (!Set("parquet", DeltaTableSource.Format, IcebergTables.Format).contains(format))
       throw IndexTablesErrors.companionInvalidOption(
         "source format",
         sourceFormat,
@@ -157,9 +158,9 @@ object BuildCompanionCommand {
         s"a clause of FOR ${of.toUpperCase(Locale.ROOT)} only")
     }
     only("FROM VERSION", options.fromVersion, DeltaTableSource.Format)
-    only("FROM SNAPSHOT", options.fromSnapshot, IcebergTableSource.Format)
-    only("CATALOG", options.catalog, IcebergTableSource.Format)
-    only("WAREHOUSE", options.warehouse, IcebergTableSource.Format)
+    only("FROM SNAPSHOT", options.fromSnapshot, IcebergTables.Format)
+    only("CATALOG", options.catalog, IcebergTables.Format)
+    only("WAREHOUSE", options.warehouse, IcebergTables.Format)
     if (options.catalog.isDefined && options.warehouse.isDefined) throw IndexTablesErrors
       .companionInvalidOption(
         "WAREHOUSE",
