@@ -895,16 +895,19 @@ object IndexTablesErrors {
       s"$BuildCommand: the source directory $source does not exist. Check the path."
     )
 
-  /** A companion index further behind its source table than the read allows. */
+  /**
+   * A companion index further behind its source table than the read allows; `unit` is what the
+   * format calls its versions (`version`, or an Iceberg `snapshot`).
+   */
   def companionIndexStale(
       index: String,
       format: String,
+      unit: String,
       source: String,
       synced: Long,
       latest: String,
       behind: Long,
       allowed: Long): IndexTablesException = {
-    val unit = if (format == "iceberg") "snapshot" else "version"
     val lag = if (behind == Long.MaxValue) s"its history no longer holds $unit $synced"
     else s"$behind ${unit}s behind"
     error(

@@ -62,7 +62,15 @@ private[read] object CompanionStaleness {
         }
         behind.foreach { case (latest, lag) =>
           if (lag > allowed) throw IndexTablesErrors
-            .companionIndexStale(table.tablePath, format, root, synced, latest, lag, allowed)
+            .companionIndexStale(
+              table.tablePath,
+              format,
+              TableLayout.versionWord(format),
+              root,
+              synced,
+              latest,
+              lag,
+              allowed)
         }
       }
     }
