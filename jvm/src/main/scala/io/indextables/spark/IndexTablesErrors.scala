@@ -1,7 +1,7 @@
 package io.indextables.spark
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.DataType
 
 import io.indextables.spark.exceptions.{ConcurrentCommitException, IndexTablesException, TransactionLogException}
 
@@ -997,17 +997,19 @@ object IndexTablesErrors {
         "the source as a supported type, or build over a copy without it."
     )
 
-  /** A source file whose schema differs from the one the index recorded (or its first file's). */
-  def companionSchemaChanged(
-      index: String,
-      file: String,
-      expected: StructType,
-      found: StructType): IndexTablesException =
+  /**
+   * A source whose columns an index cannot follow: one changed type or left (see
+   * [[io.indextables.spark.sync.SourceSchema]]), or a file does not fit the index's columns.
+   *
+   * @param where the source table at its version, or the Parquet file
+   * @param why   which column is at fault, and how
+   */
+  def companionSchemaChanged(index: String, where: String, why: String): IndexTablesException =
     error(
       "INDEXTABLES_COMPANION_SCHEMA_CHANGED",
-      s"$BuildCommand: the Parquet file $file has the schema ${found.toDDL}, but the index " +
-        s"$index holds ${expected.toDDL}. A companion index follows one schema: build a new " +
-        "index at another location for the new schema. Nothing was committed."
+      s"$BuildCommand: $where does not fit the columns of the index $index: $why. A companion " +
+        "index takes new columns, as mergeSchema does, but never changes or drops one: build a " +
+        "new index at another location for the new schema. Nothing was committed."
     )
 
   /** Hive partition directories that do not form one partitioning. */

@@ -33,6 +33,8 @@ import io.indextables.tantivy4java.split.merge.QuickwitSplit
  * @param excluded   data columns left out of the index
  * @param parquetPathsFromDirectory whether the split's manifest names its files relative to
  *                   their directory (see [[TableLayout.ParquetPathsKey]]), not the source root
+ * @param mayLackColumns whether a file may lack some of `dataSchema`'s columns: those its
+ *                   source table gained after writing it (see [[SourceSchema]])
  */
 final case class IndexTaskSpec(
     indexPath: String,
@@ -45,7 +47,8 @@ final case class IndexTaskSpec(
     fastFieldMode: String,
     heapSize: Long,
     statsTruncateAt: Int,
-    parquetPathsFromDirectory: Boolean = false)
+    parquetPathsFromDirectory: Boolean = false,
+    mayLackColumns: Boolean = false)
 
 /** The end of one group on an executor. */
 sealed trait IndexOutcome {
@@ -62,32 +65,65 @@ object IndexOutcome {
 }
 
 /**
- * Indexes one group of Parquet files into one index-only split with tantivy4java's
+ * Indexes one group of Parquet files into index-only splits with tantivy4java's
  * `createFromParquet`, on an executor, copying no row into the index: files on the local disk
  * are read where they are; files on object stores (S3, Azure) and HDFS are copied through their
- * [[LogStore]] to a local directory laid out as the source. Each file's footer is checked first: its columns must
- * be the index's, and the split must hold every row. The split is published under its partition
- * directory in the index location through the index's [[LogStore]]; its add action names the
- * files relative to the source root. Any failure deletes what was published and returns
- * [[IndexOutcome.Failed]].
+ * [[LogStore]] to a local directory laid out as the source. Each file's footer is checked first:
+ * its columns must be the index's (a table's older files may lack the columns it gained since),
+ * and the split must hold every row. The files of one set of columns make one split: a group
+ * whose files differ (a table that gained a column) makes one split for each. Each split is
+ * published under its partition directory in the index location through the index's
+ * [[LogStore]]; its add action names the files relative to the source root. Any failure deletes
+ * what was published of that split and returns [[IndexOutcome.Failed]] for it.
  */
 object CompanionIndexer {
 
-  def index(spec: IndexTaskSpec, group: IndexGroup): IndexOutcome = {
+  def index(spec: IndexTaskSpec, group: IndexGroup): Seq[IndexOutcome] = {
     val conf = spec.hadoopConf.value
     val root = new Path(spec.sourceRoot)
     val sourceStore = LogStore.forPath(root, conf)
+    val footers =
+      try group.files.map(f => f -> checkedFooter(spec, sourceStore, root, f))
+      catch {
+        case NonFatal(e) => return Seq(failed(group, e))
+      }
+    val shapes = footers.groupBy(_._2.schema.fieldNames.toSeq).values.toSeq
+      .sortBy(s => group.files.indexOf(s.head._1))
+    shapes.map { shape =>
+      val files = group.files.filter(f => shape.exists(_._1 == f))
+      val columns = shape.head._2.schema.fieldNames.toSet
+      indexShape(
+        spec,
+        sourceStore,
+        root,
+        if (shapes.size == 1) group else group.copy(files = files),
+        shape.map(_._2.rows).sum,
+        columns)
+    }
+  }
+
+  /** The split of `group`'s files, all of the data columns `columns`, holding `rows` rows. */
+  private def indexShape(
+      spec: IndexTaskSpec,
+      sourceStore: LogStore,
+      root: Path,
+      group: IndexGroup,
+      rows: Long,
+      columns: Set[String]): IndexOutcome = {
+    val conf = spec.hadoopConf.value
     val indexRoot = new Path(spec.indexPath)
     val indexStore = LogStore.forPath(indexRoot, conf)
     val work = Files.createTempDirectory("indextables-companion-").toFile
     var published: Option[Path] = None
+    // The fields of the columns these files hold (and the partition columns).
+    val fields =
+      spec.fields.filter(f => columns.contains(f.name) || spec.partitionColumns.contains(f.name))
     try {
-      val rows = group.files.map(f => checkedRows(spec, sourceStore, root, f)).sum
       val (nativeRoot, inputs) = nativeInputs(spec, sourceStore, root, group, work)
-      val config = CompanionWrite.config(nativeRoot, spec.fields, spec.fastFieldMode, spec.heapSize)
-      val skipped = spec.fields.filterNot(_.indexed).map(_.name) ++ spec.excluded
+      val config = CompanionWrite.config(nativeRoot, fields, spec.fastFieldMode, spec.heapSize)
+      val skipped = fields.filterNot(_.indexed).map(_.name) ++ spec.excluded.filter(columns)
       if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
-      val statsFields = spec.fields.filter(hasStats)
+      val statsFields = fields.filter(hasStats)
       if (statsFields.nonEmpty) config.withStatisticsFields(statsFields.map(_.name): _*)
       val out = new File(work, s"part-${UUID.randomUUID()}.split")
       val md =
@@ -119,40 +155,38 @@ object CompanionIndexer {
     } catch {
       case NonFatal(e) =>
         published.foreach(p => Try(indexStore.delete(p)))
-        IndexOutcome.Failed(
-          group,
-          e match {
-            case i: IndexTablesException => i
-            case other => IndexTablesErrors.companionIndexFailed(describe(group), other)
-          })
+        failed(group, e)
     } finally FileUtils.deleteQuietly(work)
   }
+
+  private def failed(group: IndexGroup, e: Throwable): IndexOutcome = IndexOutcome.Failed(
+    group,
+    e match {
+      case i: IndexTablesException => i
+      case other => IndexTablesErrors.companionIndexFailed(describe(group), other)
+    })
 
   private def describe(group: IndexGroup): String = group.files.map(_.path) match {
     case Seq(one) => one
     case many => s"${many.head} (and ${many.size - 1} more)"
   }
 
-  /** The rows of `file`, whose columns must be the index's. */
-  private def checkedRows(
+  /** The footer of `file`, whose columns must fit the index's. */
+  private def checkedFooter(
       spec: IndexTaskSpec,
       store: LogStore,
       root: Path,
-      file: SourceFile): Long = {
+      file: SourceFile): ParquetFooters.Footer = {
     val path = TablePaths.resolve(root, file.path)
     val footer =
       try ParquetFooters.read(store, path, file.size)
       catch {
         case e: IOException => throw IndexTablesErrors.companionIndexFailed(path.toString, e)
       }
-    if (!ParquetFooters.sameColumns(footer.schema, spec.dataSchema)) {
-      throw IndexTablesErrors.companionSchemaChanged(
-        spec.indexPath,
-        path.toString,
-        spec.dataSchema,
-        footer.schema)
+    SourceSchema.misfit(footer.schema, spec.dataSchema, spec.mayLackColumns).foreach { why =>
+      throw IndexTablesErrors.companionSchemaChanged(spec.indexPath, s"the Parquet file $path", why)
     }
-    footer.rows
+    footer
   }
 
   /**

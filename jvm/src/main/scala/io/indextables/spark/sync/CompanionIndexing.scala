@@ -49,7 +49,8 @@ object CompanionIndexing {
       data: StructType,
       partitions: StructType,
       request: CompanionBuildRequest,
-      recorded: Option[Map[String, String]]): CompanionIndexing = {
+      recorded: Option[Map[String, String]],
+      recordedColumns: Option[Seq[String]] = None): CompanionIndexing = {
     val names = data.fieldNames.toSeq
     def column(clause: String, c: String): String =
       names.find(_.equalsIgnoreCase(c)).getOrElse(
@@ -102,7 +103,13 @@ object CompanionIndexing {
       partitions.fieldNames.toSeq,
       typemap(modes))
     val result = CompanionIndexing(schema, excluded, fastFieldMode)
-    recorded.foreach(r => checkUnchanged(index, r, result, names))
+    // Columns the source gained since take the request's choices, or the defaults.
+    recorded.foreach(r =>
+      checkUnchanged(
+        index,
+        r,
+        result,
+        recordedColumns.map(_.filter(names.contains)).getOrElse(names)))
     result
   }
 
@@ -120,7 +127,10 @@ object CompanionIndexing {
         names.find(_.equalsIgnoreCase(c)).getOrElse(c) -> v
     }
 
-  /** Fails, naming the clause, when `now` indexes otherwise than the index `recorded`. */
+  /**
+   * Fails, naming the clause, when `now` indexes the columns `names` (those the index held
+   * before) otherwise than the index `recorded`.
+   */
   private def checkUnchanged(
       index: String,
       recorded: Map[String, String],
@@ -128,14 +138,15 @@ object CompanionIndexing {
       names: Seq[String]): Unit = {
     def changed(clause: String, was: String, is: String) =
       IndexTablesErrors.companionIndexingChanged(index, clause, was, is)
-    val was = excludedOf(recorded)
-    if (was.toSet != now.excluded.toSet) {
+    val was = excludedOf(recorded).filter(names.contains)
+    if (was.toSet != now.excluded.filter(names.contains).toSet) {
       def indexed(ex: Seq[String]) =
         names.filterNot(ex.contains).mkString("the columns (", ", ", ")")
       throw changed("INCLUDE / EXCLUDE COLUMNS", indexed(was), indexed(now.excluded))
     }
-    val wasModes = typemapOf(recorded, names)
-    val nowModes = typemapOf(now.indexSchema.indexingConfiguration, names)
+    val wasModes = typemapOf(recorded, names).filter(m => names.contains(m._1))
+    val nowModes =
+      typemapOf(now.indexSchema.indexingConfiguration, names).filter(m => names.contains(m._1))
     if (wasModes != nowModes) {
       def show(m: Map[String, String]) =
         m.toSeq.sorted.map { case (c, k) => s"$c: '$k'" }.mkString("(", ", ", ")")

@@ -79,22 +79,37 @@ object CompanionSync {
     val partitions = listing.partitionSchema
     // What the schema is read from when it changed: the table's log, or a file's footer.
     def schemaSource =
-      listing.version.fold(new Path(source.root, listing.files.head.path).toString)(v =>
+      listing.version.fold(
+        s"the Parquet file ${new Path(source.root, listing.files.head.path)}")(v =>
         s"the ${source.format} table ${source.root} at ${TableLayout.versionWord(source.format)} $v")
     val dataSchema = recordedSchema match {
       case Some(recorded) =>
-        val data =
-          StructType(recorded.filterNot(f => base.get.metadata.partitionColumns.contains(f.name)))
-        val found = StructType(listing.dataSchema.getOrElse(data) ++ partitions)
-        if (base.get.metadata.partitionColumns != partitions.fieldNames.toSeq ||
-          !ParquetFooters.sameColumns(found, recorded)) {
-          throw IndexTablesErrors.companionSchemaChanged(index, schemaSource, recorded, found)
+        val recordedPartitions = base.get.metadata.partitionColumns
+        val (partitionFields, data) = recorded.partition(f => recordedPartitions.contains(f.name))
+        // A table's log gives its columns; a directory's are its first file's, checked below.
+        val evolved = listing.dataSchema.fold(StructType(data)) { found =>
+          SourceSchema.evolve(StructType(data), found).fold(
+            why => throw IndexTablesErrors.companionSchemaChanged(index, schemaSource, why),
+            identity)
         }
-        data
+        if (recordedPartitions != partitions.fieldNames.toSeq ||
+          !ParquetFooters.sameColumns(StructType(partitionFields), partitions)) {
+          throw IndexTablesErrors.companionSchemaChanged(
+            index,
+            schemaSource,
+            s"its partition columns are (${partitions.toDDL}), where the index's are " +
+              s"(${StructType(partitionFields).toDDL})")
+        }
+        evolved
       // Every column nullable, as spark.read.parquet reads the same files.
       case None => listing.dataSchema.getOrElse(
           ParquetFooters.asNullable(source.dataSchemaOf(listing.files.head)))
     }
+    // The columns the source gained since the last build, which this one adds to the index.
+    val schemaChange = recordedSchema
+      .map(_.filterNot(f => partitions.fieldNames.contains(f.name)).map(_.name))
+      .filter(_ != dataSchema.fieldNames.toSeq)
+      .map(_ => StructType(dataSchema ++ partitions))
     val inScope = request.where.map(PartitionScope.parse(spark, _, partitions, timeZone))
       .getOrElse((_: Map[String, String]) => true)
     val indexing = CompanionIndexing.resolve(
@@ -103,7 +118,8 @@ object CompanionSync {
       dataSchema,
       partitions,
       request,
-      base.map(_.metadata.configuration))
+      base.map(_.metadata.configuration),
+      recordedSchema.map(_.fieldNames.toSeq))
     val plan = SyncPlanner.plan(
       listing.files.filter(f => inScope(f.partitionValues)),
       base.map(_.allFiles).getOrElse(Nil),
@@ -113,9 +129,12 @@ object CompanionSync {
     )
     // One footer read on the driver, so a changed schema fails before any task starts.
     plan.files.headOption.filter(_ => listing.dataSchema.isEmpty).foreach { f =>
-      val found = source.dataSchemaOf(f)
-      if (!ParquetFooters.sameColumns(found, dataSchema)) throw IndexTablesErrors
-        .companionSchemaChanged(index, new Path(source.root, f.path).toString, dataSchema, found)
+      SourceSchema.misfit(source.dataSchemaOf(f), dataSchema, mayLack = false).foreach { why =>
+        throw IndexTablesErrors.companionSchemaChanged(
+          index,
+          s"the Parquet file ${new Path(source.root, f.path)}",
+          why)
+      }
     }
     def result(status: String, version: Option[Long], adds: Seq[AddAction], message: String) =
       SyncResult(
@@ -139,7 +158,7 @@ object CompanionSync {
       s"${plan.kept.size} kept" + listing.version.fold("")(v => s"; source version $v")
     if (request.dryRun) return result("dry_run", None, Nil, s"dry run: $summary")
     if (plan.groups.isEmpty && plan.removed.isEmpty && plan.revectored.isEmpty &&
-      base.isDefined && recordedVersion == listing.version) {
+      base.isDefined && recordedVersion == listing.version && schemaChange.isEmpty) {
       return result(
         "no_action",
         None,
@@ -159,7 +178,9 @@ object CompanionSync {
       request.heapSize,
       statsTruncateAt,
       // A new index names each split's files under their directory; an older one as it did.
-      base.forall(TableLayout.parquetPathsFromDirectory)
+      base.forall(TableLayout.parquetPathsFromDirectory),
+      // A table's files written before it gained a column lack it.
+      mayLackColumns = listing.dataSchema.isDefined
     )
     val outcomes = indexAll(spark, spec, plan.groups, s"$Operation $index over ${source.root}")
     val indexed = outcomes.collect { case i: IndexOutcome.Indexed => i }
@@ -193,6 +214,7 @@ object CompanionSync {
           listing.version,
           dataSchema,
           partitions,
+          schemaChange,
           indexing,
           plan,
           stamped,
@@ -216,7 +238,8 @@ object CompanionSync {
     else {
       val sc = spark.sparkContext
       sc.setJobDescription(s"$description: ${groups.size} splits")
-      try sc.parallelize(groups, groups.size).map(CompanionIndexer.index(spec, _)).collect().toSeq
+      try sc.parallelize(groups, groups.size).flatMap(CompanionIndexer.index(spec, _)).collect()
+          .toSeq
       finally sc.setJobDescription(null)
     }
 
@@ -295,6 +318,7 @@ object CompanionSync {
       sourceVersion: Option[Long],
       dataSchema: StructType,
       partitions: StructType,
+      schemaChange: Option[StructType],
       indexing: CompanionIndexing,
       plan: SyncPlan,
       adds: Seq[AddAction],
@@ -326,6 +350,8 @@ object CompanionSync {
       (base, current) match {
         case (None, Some(_)) => throw conflict("another build created the index meanwhile")
         case (Some(_), None) => throw conflict("the index's log is gone")
+        case (Some(b), Some(c)) if b.metadata.schemaString != c.metadata.schemaString =>
+          throw conflict("another build changed the index's columns")
         case _ =>
       }
       current.foreach { cur =>
@@ -373,16 +399,20 @@ object CompanionSync {
           )
         case Some(snap) =>
           val before = snap.metadata.configuration
-          val missing = (registry ++ synced).filterNot(e => before.get(e._1).contains(e._2))
+          // New columns may bring their indexing choices (INCLUDE / EXCLUDE, modes).
+          val missing = (registry ++ synced ++
+            schemaChange.fold(Map.empty[String, String])(_ => indexing.configuration))
+            .filterNot(e => before.get(e._1).contains(e._2))
           // How the source was named last time, where this build names it otherwise.
           val dropped =
             source.configurationKeys.filter(k => before.contains(k) && !synced.contains(k))
           val protocol =
             if (!vectors || TableFeatures.hasDeletionVectors(snap.protocol)) Nil
             else Seq(TableFeatures.withFeature(snap.protocol, TableFeatures.DeletionVectors))
-          protocol ++ (if (missing.isEmpty && dropped.isEmpty) Nil
-                       else Seq(snap.metadata.copy(configuration =
-                         before -- dropped ++ missing)))
+          protocol ++ (if (missing.isEmpty && dropped.isEmpty && schemaChange.isEmpty) Nil
+                       else Seq(snap.metadata.copy(
+                         schemaString = schemaChange.fold(snap.metadata.schemaString)(_.json),
+                         configuration = before -- dropped ++ missing)))
       }
       header ++ removes ++ renewed ++ withRefs
     }

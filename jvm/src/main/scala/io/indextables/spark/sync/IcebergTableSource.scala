@@ -66,10 +66,15 @@ final class IcebergTableSource(
         )))
   }
 
-  /** The data schema of the listed snapshot, the table's history checked first. */
+  /**
+   * The data schema the table is read with, its history checked first: the table's current
+   * schema (as Iceberg reads the current snapshot: a column added or dropped since it was made
+   * counts), or the asked snapshot's own (as Iceberg reads a snapshot by time travel).
+   */
   private lazy val dataSchema: StructType = {
     IcebergTableSource.checkHistory(table, ref)
-    val schema = snapshot.flatMap(s => Option(s.schemaId()).map(id => table.schemas().get(id)))
+    val schema = snapshotId.flatMap(_ => snapshot)
+      .flatMap(s => Option(s.schemaId()).map(id => table.schemas().get(id)))
       .getOrElse(table.schema())
     ParquetFooters.asNullable(SparkSchemaUtil.convert(schema))
   }

@@ -186,6 +186,13 @@ class CompanionSyncSuite extends IndexTablesTestBase {
       log: TransactionLog,
       base: Option[Snapshot],
       plan: SyncPlan,
+      adds: AddAction*) = commitWith(log, base, plan, None, adds: _*)
+
+  private def commitWith(
+      log: TransactionLog,
+      base: Option[Snapshot],
+      plan: SyncPlan,
+      schemaChange: Option[StructType],
       adds: AddAction*) =
     CompanionSync.commit(
       log,
@@ -194,11 +201,30 @@ class CompanionSyncSuite extends IndexTablesTestBase {
       None,
       StructType(schema.take(1)),
       StructType(schema.drop(1)),
+      schemaChange,
       indexing,
       plan,
       adds,
       Nil,
       request)
+
+  test("a build that adds the source's new columns commits them, and a racing one fails") {
+    withTempDir { dir =>
+      val log = index(dir, split("s1", Seq("day=d1/a")))
+      val base = Some(log.snapshot())
+      val plan = SyncPlan(base.get.allFiles, Nil, Nil)
+      val wider =
+        StructType(schema.take(1) ++ Seq(StructField("region", StringType)) ++ schema.drop(1))
+      assert(commitWith(log, base, plan, Some(wider), split("new", Seq("day=d1/b"))) == 1L)
+      assert(DataType.fromJson(log.snapshot().metadata.schemaString) == wider)
+      // Another build planned on the old columns commits nothing.
+      val e = intercept[IndexTablesException](
+        commitWith(log, base, plan, Some(wider), split("mine", Seq("day=d1/c"))))
+      assert(e.errorClass == "INDEXTABLES_COMPANION_BUILD_CONFLICT", e.getMessage)
+      assert(e.getMessage.contains("another build changed the index's columns"), e.getMessage)
+      assert(log.snapshot().allFiles.map(_.path).toSet == Set("s1", "new"))
+    }
+  }
 
   test("a concurrent build that indexed the same files makes the later commit fail cleanly") {
     withTempDir { dir =>
