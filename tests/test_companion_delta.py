@@ -354,6 +354,15 @@ def test_bad_sources_are_named_and_nothing_is_committed(
     )
     assert not index.exists()
 
+    # A table whose log is gone after the index was built: no longer a table, not an empty one.
+    built = tmp_path / "built"
+    assert build(spark, source, built).status == "success"
+    versions = sorted((built / "_transaction_log").glob("*.json"))
+    (source / "_delta_log").rename(tmp_path / "old-log")
+    e = error_of(spark, f"{head} '{source}' AT LOCATION '{built}'")
+    assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_A_TABLE", str(e)
+    assert sorted((built / "_transaction_log").glob("*.json")) == versions
+
 
 def test_a_type_change_in_the_source_is_named(spark: SparkSession, tmp_path: Path) -> None:
     source, index = tmp_path / "delta", tmp_path / "index"

@@ -42,19 +42,22 @@ final class DeltaTableSource(
 
   private lazy val log: DeltaLog = {
     val log = DeltaLog.forTable(spark, root)
-    if (!log.tableExists) {
-      val store = LogStore.forPath(root, spark.sessionState.newHadoopConf())
-      if (!store.exists(root)) throw IndexTablesErrors.companionSourceNotFound(root.toString)
-      throw IndexTablesErrors.companionSourceNotATable(
-        format,
-        root.toString,
-        "it has no Delta log (_delta_log/ with a commit)")
-    }
+    if (!log.tableExists) notATable()
     log
   }
 
+  private def notATable(): Nothing = {
+    val store = LogStore.forPath(root, spark.sessionState.newHadoopConf())
+    if (!store.exists(root)) throw IndexTablesErrors.companionSourceNotFound(root.toString)
+    throw IndexTablesErrors.companionSourceNotATable(
+      format,
+      root.toString,
+      "it has no Delta log (_delta_log/ with a commit)")
+  }
+
   private lazy val snapshot: Snapshot = version match {
-    case None => log.update()
+    // Delta keeps a table's log open per path: a log gone since then updates to version -1.
+    case None => Some(log.update()).filter(_.version >= 0).getOrElse(notATable())
     case Some(v) =>
       try log.getSnapshotAt(v)
       catch {
