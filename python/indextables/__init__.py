@@ -29,13 +29,14 @@ from indextables.session import (
     configure_spark,
     jar_path,
 )
-from indextables.table import IndexTable
+from indextables.table import CompanionStream, IndexTable
 
 install_exception_mapping()
 
 __all__ = [
     "CATALOG_CLASS",
     "EXTENSIONS_CLASS",
+    "CompanionStream",
     "IndexTable",
     "SPARK_SETTINGS",
     "CommandSyntaxError",

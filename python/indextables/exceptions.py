@@ -234,6 +234,7 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_REPLACE_LOCATION": InvalidOptionError,
         "INDEXTABLES_UNSUPPORTED_TABLE_CHANGE": UnsupportedTypeError,
         "INDEXTABLES_COMPANION_BUILD_CONFLICT": ConcurrentCommitError,
+        "INDEXTABLES_COMPANION_STREAM_ACTIVE": ConcurrentCommitError,
         "INDEXTABLES_COMPANION_SCHEMA_CHANGED": SchemaMismatchError,
         "INDEXTABLES_COMPANION_INDEXING_CHANGED": SchemaMismatchError,
         "INDEXTABLES_COMPANION_UNSUPPORTED_COLUMN": UnsupportedTypeError,

@@ -7,14 +7,16 @@ one implementation on the JVM.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from indextables.exceptions import convert_exception
 
-__all__ = ["IndexTable"]
+__all__ = ["CompanionStream", "IndexTable"]
 
 _TARGETS = "io.indextables.spark.sql.commands.IndexTablesCommandTarget"
 
@@ -165,22 +167,43 @@ class IndexTable:
 
         Raises `ValueError` when this table is not a companion index of another table's files.
         """
+        state = self._companion_state()
+        clause = ""
+        if from_version is not None:
+            kind = "SNAPSHOT" if state["source_format"] == "iceberg" else "VERSION"
+            clause = f" FROM {kind} {_non_negative('from_version', from_version)}"
+        (row,) = self._command(_companion_build(state) + clause).collect()
+        return row
+
+    def stream_companion(self, poll_interval_seconds: int) -> CompanionStream:
+        """Keeps this companion index in sync with its source until stopped: the first sync
+        now, then one every `poll_interval_seconds` (`BUILD INDEXTABLES COMPANION ... WITH
+        STREAMING POLL INTERVAL n SECONDS`, run on a thread of its own). A sync that finds
+        nothing new commits nothing. Returns the running stream; stop it with `stop()`, or use
+        it as a context manager:
+
+        >>> with IndexTable.for_path(spark, "/lake/index").stream_companion(30) as stream:
+        ...     stream.await_termination(3600)
+
+        Raises `ValueError` when this table is not a companion index of another table's files.
+        """
+        state = self._companion_state()
+        seconds = _positive("poll_interval_seconds", poll_interval_seconds)
+        statement = _companion_build(state) + f" WITH STREAMING POLL INTERVAL {seconds} SECONDS"
+        return CompanionStream(
+            self._spark, str(state["table_path"]), lambda: self._command(statement).collect()
+        )
+
+    def _companion_state(self) -> Row:
+        """This index's DESCRIBE row; raises ValueError unless it is a companion index of
+        another table's files."""
         (state,) = self.describe().collect()
         if state["source_path"] is None:
             raise ValueError(
                 f"{self._target} is not a companion index of another table's files: "
                 "BUILD INDEXTABLES COMPANION makes one"
             )
-        clause = ""
-        if from_version is not None:
-            kind = "SNAPSHOT" if state["source_format"] == "iceberg" else "VERSION"
-            clause = f" FROM {kind} {_non_negative('from_version', from_version)}"
-        (row,) = self._command(
-            f"BUILD INDEXTABLES COMPANION FOR {str(state['source_format']).upper()} "
-            f"{_quoted(str(state['source_path']))} AT LOCATION {_quoted(str(state['table_path']))}"
-            + clause
-        ).collect()
-        return row
+        return state
 
     def _command(self, template: str) -> DataFrame:
         """Runs the SQL command `template` with `{table}` standing for this table."""
@@ -192,6 +215,82 @@ class IndexTable:
 
     def __repr__(self) -> str:
         return f"IndexTable({self._target})"
+
+
+class CompanionStream:
+    """A companion index kept in sync with its source on a thread of its own, as
+    `IndexTable.stream_companion` starts it; modelled on Structured Streaming's
+    `StreamingQuery`."""
+
+    def __init__(self, spark: SparkSession, index: str, run: Callable[[], list[Row]]) -> None:
+        self._spark = spark
+        self._index = index
+        self._results: list[Row] = []
+        self._error: Exception | None = None
+
+        def body() -> None:
+            try:
+                self._results = run()
+            except Exception as error:  # noqa: BLE001 (await_termination raises it)
+                self._error = error
+
+        self._thread = threading.Thread(target=body, name=f"companion-stream {index}", daemon=True)
+        self._thread.start()
+
+    @property
+    def is_active(self) -> bool:
+        """Whether the stream still runs."""
+        return self._thread.is_alive()
+
+    @property
+    def results(self) -> list[Row]:
+        """Once the stream ended: a row for each sync that committed (the command's columns:
+        status, source_version, splits_created, ...), or the last sync's row if none did."""
+        return list(self._results)
+
+    @property
+    def exception(self) -> Exception | None:
+        """The error that ended the stream, if one did."""
+        return self._error
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stops the stream after the sync it is running, and waits up to `timeout` seconds
+        (None: for good) for it to end."""
+        jvm: Any = self._spark.sparkContext._jvm
+        stopper = jvm.io.indextables.spark.sql.commands.BuildCompanionCommand
+        deadline = None if timeout is None else time.monotonic() + timeout
+        # The stream registers once its command starts: ask until it has, or has ended.
+        while self._thread.is_alive() and not stopper.stopStream(self._index):
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            self._thread.join(0.1)
+        self._thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+    def await_termination(self, timeout: float | None = None) -> bool:
+        """Waits up to `timeout` seconds (None: until it ends) for the stream to end; returns
+        whether it has. Raises the error that ended it, if one did."""
+        self._thread.join(timeout)
+        if self._error is not None:
+            raise self._error
+        return not self._thread.is_alive()
+
+    def __enter__(self) -> CompanionStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"CompanionStream({self._index}, active={self.is_active})"
+
+
+def _companion_build(state: Row) -> str:
+    """The BUILD INDEXTABLES COMPANION that syncs the companion index DESCRIBE showed as
+    `state`."""
+    return (
+        f"BUILD INDEXTABLES COMPANION FOR {str(state['source_format']).upper()} "
+        f"{_quoted(str(state['source_path']))} AT LOCATION {_quoted(str(state['table_path']))}"
+    )
 
 
 def _where(where: str | None) -> str:

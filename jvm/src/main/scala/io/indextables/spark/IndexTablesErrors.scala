@@ -1078,4 +1078,13 @@ object IndexTablesErrors {
         "Nothing of this build was committed and its splits were deleted; run it again to " +
         "index what is still missing."
     )
+
+  /** A second stream over one index in one application. */
+  def companionStreamActive(index: String): IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_STREAM_ACTIVE",
+      s"$BuildCommand ... WITH STREAMING: a stream already syncs the index $index in this " +
+        "application. Stop it first (the stream's stop(), or CompanionStreams.stop), or sync " +
+        "once without WITH STREAMING."
+    )
 }

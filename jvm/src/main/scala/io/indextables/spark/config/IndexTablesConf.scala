@@ -154,6 +154,15 @@ object IndexTablesConf {
     min = -1L
   )
 
+  val CompanionStreamMaxConsecutiveErrors: ConfEntry[Int] = int(
+    "spark.indextables.companion.stream.maxConsecutiveErrors",
+    10,
+    "BUILD INDEXTABLES COMPANION ... WITH STREAMING POLL INTERVAL: how many syncs in a row may " +
+      "fail (each retried after a longer wait: the interval times 2, 4, ... up to 16) before " +
+      "the stream stops with the last error. A failed first sync stops it at once.",
+    min = 1
+  )
+
   val CacheMaxSize: ConfEntry[Long] = long(
     "spark.indextables.cache.maxSize",
     268435456L,
@@ -716,6 +725,7 @@ object IndexTablesConf {
     SplitsPerTask,
     MaxSplitsPerTask,
     CompanionMaxSourceVersionLag,
+    CompanionStreamMaxConsecutiveErrors,
     CacheMaxSize,
     QueryCacheEnabled,
     DiskCacheEnabled,

@@ -164,6 +164,11 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
           "WAREHOUSE",
           clauses.collect { case c: WarehouseClauseContext =>
             IndexTablesSqlAstBuilder.unquote(c.warehouse.getText)
+          }),
+        streamingPollInterval = one(
+          "WITH STREAMING POLL INTERVAL",
+          clauses.collect { case c: StreamingClauseContext =>
+            c.interval.getText -> c.unit.getText.toUpperCase(java.util.Locale.ROOT)
           })
       ),
       dryRun = ctx.DRY() != null

@@ -16,6 +16,8 @@ import io.indextables.spark.write.CompanionWrite
  * @param sourceFormat    `parquet`, `delta` or `iceberg` (lower case)
  * @param fromVersion     the Delta version (FROM VERSION) or Iceberg snapshot id (FROM SNAPSHOT)
  *                        to index: None, the latest
+ * @param pollIntervalMs  WITH STREAMING POLL INTERVAL: sync again every this many ms until
+ *                        stopped (None: once)
  */
 final case class CompanionBuildRequest(
     includeColumns: Option[Seq[String]],
@@ -27,7 +29,8 @@ final case class CompanionBuildRequest(
     where: Option[String],
     dryRun: Boolean,
     sourceFormat: String = "parquet",
-    fromVersion: Option[Long] = None)
+    fromVersion: Option[Long] = None,
+    pollIntervalMs: Option[Long] = None)
 
 object CompanionBuildRequest {
 

@@ -21,6 +21,7 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param status `success`, `no_action` (the index already holds every file) or `dry_run`
  * @param version the version committed, if any
  * @param sourceVersion the source table's version the index reflects (None: a directory)
+ * @param durationMs how long the build took
  */
 final case class SyncResult(
     status: String,
@@ -33,7 +34,8 @@ final case class SyncResult(
     splitBytes: Long,
     version: Option[Long],
     sourceVersion: Option[Long],
-    message: String)
+    message: String,
+    durationMs: Long = 0L)
 
 /**
  * Builds or brings up to date a companion index of a [[CompanionSource]], from the driver: lists
@@ -148,7 +150,8 @@ object CompanionSync {
         adds.map(_.size).sum,
         version,
         listing.version,
-        s"$message in ${System.currentTimeMillis() - start} ms"
+        s"$message in ${System.currentTimeMillis() - start} ms",
+        System.currentTimeMillis() - start
       )
     val recordedVersion =
       base.flatMap(_.metadata.configuration.get(TableLayout.SourceVersionKey)).map(_.toLong)

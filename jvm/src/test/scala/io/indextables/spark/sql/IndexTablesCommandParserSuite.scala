@@ -145,6 +145,38 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
     assert(build(
       "BUILD INDEXTABLES COMPANION FOR iceberg 'db.events' AT LOCATION '/idx' warehouse " +
         "'s3://b/wh'").options == BuildCompanionOptions(warehouse = Some("s3://b/wh")))
+    // Upstream's stream clause, in either place; a WHERE predicate ends where it starts.
+    assert(build(
+      "BUILD INDEXTABLES COMPANION FOR DELTA '/t' WHERE day = '1' WITH STREAMING POLL " +
+        "INTERVAL 30 seconds AT LOCATION '/idx'").options == BuildCompanionOptions(
+      where = Some("day = '1'"),
+      streamingPollInterval = Some("30" -> "SECONDS")))
+    assert(build("BUILD INDEXTABLES COMPANION FOR DELTA '/t' AT LOCATION '/idx' WITH " +
+      "STREAMING POLL INTERVAL 2 MINUTES").options.streamingPollInterval == Some("2" -> "MINUTES"))
+  }
+
+  test("WITH STREAMING POLL INTERVAL becomes an interval in ms, and is checked") {
+    def request(options: BuildCompanionOptions, dryRun: Boolean = false) =
+      BuildCompanionCommand.request("delta", options, dryRun, defaultHeapSize = 1L << 30)
+    def every(n: String, unit: String) =
+      BuildCompanionOptions(streamingPollInterval = Some(n -> unit))
+    assert(request(every("30", "SECONDS")).pollIntervalMs == Some(30000L))
+    assert(request(every("2", "MINUTES")).pollIntervalMs == Some(120000L))
+    assert(request(BuildCompanionOptions()).pollIntervalMs.isEmpty)
+    for ((options, dryRun, why) <- Seq(
+        (every("0", "SECONDS"), false, "an interval from 1 second to 7 days"),
+        (every("99999999999999999999", "MINUTES"), false, "an interval from 1 second to 7 days"),
+        (every("5", "SECONDS"), true, "not with DRY RUN"),
+        (every("5", "SECONDS").copy(fromVersion = Some("3")), false, "not with FROM VERSION 3")
+      )) {
+      val e = intercept[IndexTablesException](request(options, dryRun))
+      assert(e.errorClass == "INDEXTABLES_COMPANION_INVALID_OPTION", e.getMessage)
+      assert(e.getMessage.contains(why), e.getMessage)
+    }
+    val hours = intercept[IndexTablesException](parser.parsePlan(
+      "BUILD INDEXTABLES COMPANION FOR DELTA '/t' AT LOCATION '/i' WITH STREAMING POLL " +
+        "INTERVAL 1 HOURS"))
+    assert(hours.errorClass == "INDEXTABLES_COMMAND_SYNTAX_ERROR", hours.getMessage)
   }
 
   test("BUILD INDEXTABLES COMPANION checks each format's clauses before reading a source") {

@@ -66,6 +66,8 @@ buildClause
     | FROM SNAPSHOT snapshotId=INTEGER_VALUE                      #fromSnapshotClause
     | CATALOG catalogName=STRING                                  #catalogClause
     | WAREHOUSE warehouse=STRING                                  #warehouseClause
+    | WITH STREAMING POLL INTERVAL interval=INTEGER_VALUE
+        unit=pollUnit                                             #streamingClause
     | name=IDENTIFIER (~(AT | DRY | ';'))*                        #unknownBuildClause
     ;
 
@@ -80,7 +82,12 @@ modeWord
 
 // A partition predicate, as written, up to the next clause.
 buildPredicate
-    : (~(INCLUDE | EXCLUDE | INDEXING | FASTFIELDS | TARGET | WRITER | FROM | AT | DRY | ';'))+
+    : (~(INCLUDE | EXCLUDE | INDEXING | FASTFIELDS | TARGET | WRITER | FROM | AT | DRY | WITH
+        | ';'))+
+    ;
+
+pollUnit
+    : SECONDS | MINUTES
     ;
 
 timeUnit
@@ -133,7 +140,8 @@ nonReserved
     | PURGE | INDEXTABLE | OLDER | THAN | DAYS | HOURS | RETENTION | DRY | RUN | DROP
     | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
     | BUILD | COMPANION | EXCLUDE | COLUMNS | INDEXING | MODES | FASTFIELDS | MODE | INPUT | WRITER
-    | HEAP | VERSION | SNAPSHOT | CATALOG | WAREHOUSE
+    | HEAP | VERSION | SNAPSHOT | CATALOG | WAREHOUSE | STREAMING | POLL | INTERVAL | SECONDS
+    | MINUTES
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -199,6 +207,11 @@ BUILD: B U I L D;
 COMPANION: C O M P A N I O N;
 VERSION: V E R S I O N;
 SNAPSHOT: S N A P S H O T;
+STREAMING: S T R E A M I N G;
+POLL: P O L L;
+INTERVAL: I N T E R V A L;
+SECONDS: S E C O N D S;
+MINUTES: M I N U T E S;
 CATALOG: C A T A L O G;
 WAREHOUSE: W A R E H O U S E;
 EXCLUDE: E X C L U D E;

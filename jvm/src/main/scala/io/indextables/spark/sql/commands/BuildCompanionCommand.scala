@@ -2,6 +2,7 @@ package io.indextables.spark.sql.commands
 
 import java.util.Locale
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -28,7 +29,8 @@ final case class BuildCompanionOptions(
     fromVersion: Option[String] = None,
     fromSnapshot: Option[String] = None,
     catalog: Option[String] = None,
-    warehouse: Option[String] = None)
+    warehouse: Option[String] = None,
+    streamingPollInterval: Option[(String, String)] = None)
 
 /**
  * `BUILD INDEXTABLES COMPANION FOR PARQUET '<dir>' AT LOCATION '<index>' [clauses] [DRY RUN]`
@@ -44,7 +46,10 @@ final case class BuildCompanionOptions(
  *  - `TARGET INPUT SIZE <size>` (Parquet bytes per split, default 2G), `WRITER HEAP SIZE
  *    <size>` (default `spark.indextables.indexWriter.heapSize`), sizes in bytes or with K, M,
  *    G or T;
- *  - `WHERE <partition predicate>`: only matching partitions are indexed or have splits removed.
+ *  - `WHERE <partition predicate>`: only matching partitions are indexed or have splits removed;
+ *  - `WITH STREAMING POLL INTERVAL n SECONDS | MINUTES`: syncs again every interval until
+ *    stopped (see [[CompanionStream]]); the command then returns a row for each sync that
+ *    committed.
  *
  * One row, upstream's columns: table_path, source_path, status (success | no_action |
  * dry_run), source_version (null: a directory has none), splits_created, splits_invalidated,
@@ -85,9 +90,47 @@ case class BuildCompanionCommand(
       opts.get(
         IndexTablesConf.WriterHeapSize))
     val hadoopConf = spark.sessionState.newHadoopConfWithOptions(opts.hadoopOptions)
+    val log = TableLogResolver.log(location, opts)
+    // A source lists its table once: each sync of a stream takes a new one.
+    def sync() = CompanionSync.run(
+      spark,
+      log,
+      sourceOf(spark, request, hadoopConf),
+      request,
+      hadoopConf,
+      opts.get(IndexTablesConf.StatsTruncationMaxLength))
+    val results = request.pollIntervalMs match {
+      case None => Seq(sync())
+      case Some(interval) => CompanionStreams.run(
+          log.tablePath.toString,
+          interval,
+          opts.get(IndexTablesConf.CompanionStreamMaxConsecutiveErrors),
+          () => spark.sparkContext.isStopped)(() => sync())
+    }
+    results.map(r =>
+      Row(
+        r.indexPath,
+        r.sourcePath,
+        r.status,
+        r.sourceVersion.map(Long.box).orNull,
+        r.splitsCreated,
+        r.splitsInvalidated,
+        r.filesIndexed,
+        r.bytesIndexed,
+        r.splitBytes,
+        if (results.size == 1) System.currentTimeMillis() - start else r.durationMs,
+        r.message,
+        r.version.map(Long.box).orNull
+      ))
+  }
+
+  private def sourceOf(
+      spark: SparkSession,
+      request: CompanionBuildRequest,
+      hadoopConf: Configuration): CompanionSource = {
     val sqlConf = spark.sessionState.conf
     def root = LogStore.qualify(new Path(source), hadoopConf)
-    val companionSource: CompanionSource = request.sourceFormat match {
+    request.sourceFormat match {
       case DeltaTableSource.Format =>
         if (!DeltaTableSource.available) throw IndexTablesErrors
           .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
@@ -107,31 +150,18 @@ case class BuildCompanionCommand(
           sqlConf.sessionLocalTimeZone,
           sqlConf.partitionColumnTypeInferenceEnabled)
     }
-    val r = CompanionSync.run(
-      spark,
-      TableLogResolver.log(location, opts),
-      companionSource,
-      request,
-      hadoopConf,
-      opts.get(IndexTablesConf.StatsTruncationMaxLength))
-    Seq(Row(
-      r.indexPath,
-      r.sourcePath,
-      r.status,
-      r.sourceVersion.map(Long.box).orNull,
-      r.splitsCreated,
-      r.splitsInvalidated,
-      r.filesIndexed,
-      r.bytesIndexed,
-      r.splitBytes,
-      System.currentTimeMillis() - start,
-      r.message,
-      r.version.map(Long.box).orNull
-    ))
   }
 }
 
 object BuildCompanionCommand {
+
+  /**
+   * Stops the stream (WITH STREAMING POLL INTERVAL) that syncs the index at `location`, a path
+   * or table name as the command takes it, after its current sync; whether one was running.
+   */
+  def stopStream(location: String): Boolean =
+    CompanionStreams.stop(TableLogResolver.log(location, TableLogResolver.settings(Map.empty))
+      .tablePath.toString)
 
   /** The least WRITER HEAP SIZE tantivy4java takes. */
   val MinHeapSize: Long = 15000000L
@@ -166,6 +196,28 @@ object BuildCompanionCommand {
         "WAREHOUSE",
         options.warehouse.get,
         "not with CATALOG: a catalog knows its warehouse")
+    val pollIntervalMs = options.streamingPollInterval.map { case (n, unit) =>
+      val clause = "WITH STREAMING POLL INTERVAL"
+      val ms = scala.util.Try(BigInt(n)).toOption
+        .map(_ * (if (unit.equalsIgnoreCase("MINUTES")) 60000 else 1000))
+        .filter(v => v >= 1000 && v <= BigInt(7L * 24 * 3600 * 1000))
+        .getOrElse(throw IndexTablesErrors.companionInvalidOption(
+          clause,
+          s"$n $unit",
+          "an interval from 1 second to 7 days"))
+      if (dryRun) throw IndexTablesErrors.companionInvalidOption(
+        clause,
+        s"$n $unit",
+        "not with DRY RUN, which commits nothing to follow")
+      options.fromVersion.orElse(options.fromSnapshot).foreach { v =>
+        throw IndexTablesErrors.companionInvalidOption(
+          clause,
+          s"$n $unit",
+          s"not with FROM ${if (options.fromVersion.isDefined) "VERSION" else "SNAPSHOT"} $v: " +
+            "a stream follows the source's latest version")
+      }
+      ms.toLong
+    }
     // The source version asked for: a Delta version or an Iceberg snapshot id.
     val fromVersion = options.fromVersion.map(v =>
       scala.util.Try(v.toLong).toOption.getOrElse(
@@ -207,7 +259,8 @@ object BuildCompanionCommand {
       options.where.filter(_.trim.nonEmpty),
       dryRun,
       format,
-      fromVersion
+      fromVersion,
+      pollIntervalMs
     )
   }
 }
