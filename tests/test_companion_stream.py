@@ -188,3 +188,24 @@ def test_stream_companion_is_for_companion_indexes_and_takes_whole_seconds(
     assert e.value.error_class == "INDEXTABLES_COMPANION_SOURCE_NOT_A_TABLE", str(e.value)
     assert stream.exception is e.value
     assert not stream.is_active
+
+
+def test_cancelling_a_syncs_job_ends_the_stream_and_commits_nothing(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """PySpark's Ctrl-C cancels every job: a stream whose sync's job is cancelled ends."""
+    source, index = tmp_path / "delta", tmp_path / "index"
+    delta = create_delta(spark, source, make_rows(spark, 100, seed=51, first_id=0))
+    build(spark, source, index)
+    stream = IndexTable.for_path(spark, str(index)).stream_companion(1)
+    versions = log_versions(index)
+    delta.append(make_rows(spark, 20000, seed=52, first_id=1000))
+    tracker = spark.sparkContext.statusTracker()
+    wait_until("the sync's job starts", lambda: len(tracker.getActiveJobsIds()) > 0, timeout=60)
+    spark.sparkContext.cancelAllJobs()
+    assert stream.await_termination(60)
+    assert stream.exception is None
+    assert log_versions(index) == versions
+    # The next sync indexes what the cancelled one did not.
+    assert IndexTable.for_path(spark, str(index)).sync_companion().status == "success"
+    assert_answers_match(spark, index, delta)

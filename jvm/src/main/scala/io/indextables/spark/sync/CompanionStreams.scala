@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.collection.JavaConverters._
 import scala.util.control.NonFatal
 
+import org.apache.spark.SparkException
 import org.slf4j.LoggerFactory
 
 import io.indextables.spark.IndexTablesErrors
@@ -17,7 +18,8 @@ import io.indextables.spark.IndexTablesErrors
  * version. A failed first sync ends the stream at once (the command's error: a bad source or
  * clause never loops); a later failure (a racing build, a storage hiccup) is retried after
  * a wait of 2, 4, ... up to 16 intervals, and `maxErrors` failures in a row end the stream with
- * the last one.
+ * the last one. A sync whose Spark job was cancelled (PySpark's Ctrl-C cancels every job) ends
+ * the stream as a stop does.
  *
  * @param index the index location, qualified: one stream per index in an application
  */
@@ -54,6 +56,11 @@ final class CompanionStream private[sync] (val index: String, intervalMs: Long, 
         case e: InterruptedException =>
           Thread.currentThread().interrupt()
           logger.info(s"The companion stream of $index was interrupted: $e")
+        // Its Spark job cancelled (PySpark's Ctrl-C cancels every job, as does the UI's kill):
+        // the sync committed nothing, and the stream ends as asked.
+        case NonFatal(e) if CompanionStreams.jobCancelled(e) =>
+          stopping = true
+          logger.info(s"The companion stream of $index ended: its sync's job was cancelled ($e)")
         case NonFatal(e) if last.isEmpty && failures == 0 && committed.isEmpty => throw e
         case NonFatal(e) if !ended =>
           failures += 1
@@ -115,6 +122,16 @@ object CompanionStreams {
     try stream.run(sync, contextStopped)
     finally active.remove(index, stream)
   }
+
+  /** Whether `e` is, or was caused by, Spark's failure of a job that was cancelled. */
+  private[sync] def jobCancelled(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case s: SparkException => Option(s.getMessage).exists(CancelledJob.findFirstIn(_).isDefined)
+      case _ => false
+    }
+
+  /** How Spark's scheduler words the failure of a cancelled job (`SparkCoreErrors`). */
+  private val CancelledJob = """^Job \d+ cancelled\b""".r
 
   /** Stops the stream over `index` (a qualified location); whether one was running. */
   def stop(index: String): Boolean = Option(active.get(index)).map(_.stop()).isDefined

@@ -3,6 +3,7 @@ package io.indextables.spark.sync
 import java.util.concurrent.{CountDownLatch, TimeUnit}
 import java.util.concurrent.atomic.AtomicInteger
 
+import org.apache.spark.SparkException
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
@@ -60,6 +61,18 @@ class CompanionStreamsSuite extends AnyFunSuite {
     later.join(10000)
     // Sync 1 committed, syncs 2, 3 and 4 failed: the third failure in a row ends it.
     assert(laterOutcome().left.toOption.map(_.getMessage) == Some("fail 4"))
+  }
+
+  test("a sync whose Spark job was cancelled ends the stream as a stop does") {
+    val (t, outcome) = start("/f", 1L, 3) { n =>
+      if (n == 1) result("success", Some(1L))
+      else throw new RuntimeException(
+        "indexing failed",
+        new SparkException("Job 12 cancelled as part of cancellation of all jobs"))
+    }
+    t.join(10000)
+    assert(outcome().toOption.get.map(_.version) == Seq(Some(1L)))
+    assert(!CompanionStreams.jobCancelled(new SparkException("Job 12 failed: cancelled later")))
   }
 
   test("an interrupted stream ends, and so does one whose Spark context stopped") {
