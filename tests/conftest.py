@@ -173,3 +173,23 @@ def fresh_venv(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     )
     assert run.returncode == 0, run.stdout + run.stderr
     return venv / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def ice(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Iceberg's Spark catalog over a Hadoop warehouse, as `ice` (the session catalog stays the
+    plugin's); yields the warehouse directory. One for the whole run: Spark keeps a catalog it
+    loaded, so a warehouse set later would not be the one `ice` uses."""
+    catalog = delta_oracle.ICEBERG_CATALOG
+    warehouse = tmp_path_factory.mktemp("iceberg-warehouse")
+    settings = {
+        f"spark.sql.catalog.{catalog}": "org.apache.iceberg.spark.SparkCatalog",
+        f"spark.sql.catalog.{catalog}.type": "hadoop",
+        f"spark.sql.catalog.{catalog}.warehouse": str(warehouse),
+        # Every read sees the table's latest metadata, changed through the API or not.
+        f"spark.sql.catalog.{catalog}.cache-enabled": "false",
+    }
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.db")
+    yield warehouse

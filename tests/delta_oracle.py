@@ -50,6 +50,8 @@ S3A_JARS = ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar")
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG_CLASS = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 CATALOG = "delta_oracle"
+# The Spark catalog name of the tests' Iceberg warehouse (conftest's `ice` fixture).
+ICEBERG_CATALOG = "ice"
 """The name Delta's catalog is registered under (the session catalog stays the plugin's)."""
 
 # Delta's settings for a small local suite, none of which changes an answer: its log replay and

@@ -12,7 +12,6 @@ Iceberg deleted may come back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,30 +35,12 @@ pytestmark = pytest.mark.skipif(
     not delta_oracle.is_installed(), reason="build/package.sh puts Iceberg's JAR in place"
 )
 
-CATALOG = "ice"
+CATALOG = delta_oracle.ICEBERG_CATALOG
 # Row-level statements that write delete files instead of rewriting data files.
 MERGE_ON_READ = (
     "'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read', "
     "'write.merge.mode' = 'merge-on-read'"
 )
-
-
-@pytest.fixture(scope="module")
-def ice(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Iceberg's Spark catalog over a Hadoop warehouse, as `ice` (the session catalog stays the
-    plugin's); yields the warehouse directory."""
-    warehouse = tmp_path_factory.mktemp("iceberg-warehouse")
-    settings = {
-        f"spark.sql.catalog.{CATALOG}": "org.apache.iceberg.spark.SparkCatalog",
-        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
-        f"spark.sql.catalog.{CATALOG}.warehouse": str(warehouse),
-        # Every read sees the table's latest metadata, changed through the API or not.
-        f"spark.sql.catalog.{CATALOG}.cache-enabled": "false",
-    }
-    for key, value in settings.items():
-        spark.conf.set(key, value)
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {CATALOG}.db")
-    yield warehouse
 
 
 def create_iceberg(
@@ -77,12 +58,16 @@ def create_iceberg(
     return table
 
 
-def build(spark: SparkSession, table: str, index: Path, clauses: str = "") -> Row:
+def build_statement(table: str, index: Path, clauses: str = "") -> str:
     """BUILD ... FOR ICEBERG of `ice.db.<name>` by its catalog."""
-    (row,) = spark.sql(
+    return (
         f"BUILD INDEXTABLES COMPANION FOR ICEBERG '{table.removeprefix(CATALOG + '.')}' "
         f"CATALOG '{CATALOG}' AT LOCATION '{index}' {clauses}"
-    ).collect()
+    )
+
+
+def build(spark: SparkSession, table: str, index: Path, clauses: str = "") -> Row:
+    (row,) = spark.sql(build_statement(table, index, clauses)).collect()
     return row
 
 
@@ -349,11 +334,7 @@ def test_a_type_change_after_a_build_is_named(
     build(spark, table, index)
     versions = sorted((index / "_transaction_log").glob("*.json"))
     spark.sql(f"ALTER TABLE {table} ALTER COLUMN status TYPE bigint")
-    e = error_of(
-        spark,
-        f"BUILD INDEXTABLES COMPANION FOR ICEBERG '{table.removeprefix(CATALOG + '.')}' "
-        f"CATALOG '{CATALOG}' AT LOCATION '{index}'",
-    )
+    e = error_of(spark, build_statement(table, index))
     assert e.error_class == "INDEXTABLES_COMPANION_SOURCE_FEATURE_UNSUPPORTED", str(e)
     assert "status" in str(e)
     assert sorted((index / "_transaction_log").glob("*.json")) == versions

@@ -29,7 +29,7 @@ from test_companion_delta import (
     plan_of,
 )
 from test_companion_iceberg import build as build_iceberg
-from test_companion_iceberg import create_iceberg, ice  # noqa: F401 (a fixture)
+from test_companion_iceberg import build_statement, create_iceberg
 
 pytestmark = pytest.mark.skipif(
     not delta_oracle.is_installed(),
@@ -165,7 +165,7 @@ def test_chosen_columns_stay_chosen_and_new_ones_take_the_defaults(
 
 def test_an_iceberg_index_takes_added_columns_and_names_a_dropped_one(
     spark: SparkSession,
-    ice: Path,  # noqa: F811 (the fixture)
+    ice: Path,
     tmp_path: Path,
 ) -> None:
     index = tmp_path / "index"
@@ -185,11 +185,7 @@ def test_an_iceberg_index_takes_added_columns_and_names_a_dropped_one(
 
     versions = sorted((index / "_transaction_log").glob("*.json"))
     spark.sql(f"ALTER TABLE {table} DROP COLUMN score")
-    e = error_of(
-        spark,
-        f"BUILD INDEXTABLES COMPANION FOR ICEBERG '{table.removeprefix('ice.')}' CATALOG 'ice' "
-        f"AT LOCATION '{index}'",
-    )
+    e = error_of(spark, build_statement(table, index))
     assert e.error_class == "INDEXTABLES_COMPANION_SCHEMA_CHANGED", str(e)
     assert "'score'" in str(e) and "no longer holds" in str(e), str(e)
     assert sorted((index / "_transaction_log").glob("*.json")) == versions
