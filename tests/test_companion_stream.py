@@ -35,7 +35,13 @@ pytestmark = pytest.mark.skipif(
 
 
 def synced_version(spark: SparkSession, index: Path) -> int | None:
-    (state,) = IndexTable.for_path(spark, str(index)).describe().collect()
+    """The source version the index last synced to; None before its first commit."""
+    try:
+        (state,) = IndexTable.for_path(spark, str(index)).describe().collect()
+    except IndexTablesError as e:
+        if e.error_class == "INDEXTABLES_TABLE_NOT_FOUND":
+            return None
+        raise
     version = state["source_version"]
     return None if version is None else int(version)
 
@@ -114,7 +120,7 @@ def test_the_sql_form_blocks_its_thread_and_stops_when_asked(
 
     thread = threading.Thread(target=stream, daemon=True)
     thread.start()
-    wait_until("the first build", lambda: index.exists() and synced_version(spark, index) == 1)
+    wait_until("the first build", lambda: synced_version(spark, index) == 1)
     delta.append(make_rows(spark, 50, seed=32, first_id=200))
     wait_until("the append is synced", lambda: synced_version(spark, index) == 2)
     stop = jvm(spark).io.indextables.spark.sql.commands.BuildCompanionCommand.stopStream
