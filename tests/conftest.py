@@ -84,6 +84,17 @@ def layout(request: pytest.FixtureRequest, spark: SparkSession) -> Iterator[str]
     spark.conf.unset(LAYOUT_KEY)
 
 
+@pytest.fixture(scope="module")
+def searches_by_tasks(spark: SparkSession) -> Iterator[None]:
+    """Every search of the module read by tasks, never answered on the driver
+    (`read/DriverSearch`): for tests of the tasks themselves (their grouping, placement,
+    runtime filters)."""
+    key = "spark.indextables.read.driverSearch.maxRows"
+    spark.conf.set(key, "0")
+    yield
+    spark.conf.unset(key)
+
+
 @pytest.fixture(scope="session")
 def _logs_tables(
     spark: SparkSession, logs_df: DataFrame, tmp_path_factory: pytest.TempPathFactory

@@ -21,7 +21,7 @@ from pyspark.sql.types import DoubleType, FloatType, LongType, StructField, Stru
 
 from helpers import assert_same_rows, read_table, scan_node, version_actions, write_table
 
-pytestmark = pytest.mark.usefixtures("layout")
+pytestmark = pytest.mark.usefixtures("layout", "searches_by_tasks")
 
 INF = float("inf")
 NAN = float("nan")

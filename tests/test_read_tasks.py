@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from helpers import assert_same_rows, error_text, scan_node, split_files, write_table
 
-pytestmark = pytest.mark.usefixtures("layout")
+pytestmark = pytest.mark.usefixtures("layout", "searches_by_tasks")
 
 APPENDS = 7
 SPLITS_PER_TASK = "spark.indextables.read.splitsPerTask"

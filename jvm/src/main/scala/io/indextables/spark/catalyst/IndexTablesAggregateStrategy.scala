@@ -1,7 +1,7 @@
 package io.indextables.spark.catalyst
 
 import org.apache.spark.sql.Strategy
-import org.apache.spark.sql.catalyst.expressions.{Attribute, NamedExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.connector.read.LocalScan
 import org.apache.spark.sql.execution.SparkPlan
@@ -14,9 +14,10 @@ import io.indextables.spark.read.aggregate.{IndexTables4SparkDriverScan, IndexTa
 /**
  * A planner strategy for aggregates over IndexTables scans, run before Spark's own:
  *  - an aggregation the log answered ([[IndexTables4SparkLogScan]]) or the driver answered
- *    ([[IndexTables4SparkDriverScan]]), with the projection Spark puts over it, becomes one
+ *    ([[IndexTables4SparkDriverScan]]), or a small search the driver answered (the same scan,
+ *    from `read/DriverSearch`), with the filter and projection Spark puts over it, becomes one
  *    [[IndexTablesLocalScanExec]] of the final rows, so collecting it runs no task (Spark's own
- *    plan of a local scan under a projection runs one job);
+ *    plan of a local scan under a projection or filter runs one job);
  *  - an aggregate Spark would compute from the rows of a scan whose read requires aggregate
  *    pushdown fails planning with a clear error.
  * Plans nothing otherwise.
@@ -25,8 +26,16 @@ object IndexTablesAggregateStrategy extends Strategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case Project(
           projectList,
+          Filter(cond, r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _)))
+        if answered(scan) && cond.deterministic =>
+      localScan(projectList, r.output, scan, Some(cond)) :: Nil
+    case Project(
+          projectList,
           r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _)) if answered(scan) =>
       localScan(projectList, r.output, scan) :: Nil
+    case Filter(cond, r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _))
+        if answered(scan) && cond.deterministic =>
+      localScan(r.output, r.output, scan, Some(cond)) :: Nil
     case r @ DataSourceV2ScanRelation(_, scan: LocalScan, _, _, _) if answered(scan) =>
       localScan(r.output, r.output, scan) :: Nil
     case a: Aggregate =>
@@ -46,18 +55,30 @@ object IndexTablesAggregateStrategy extends Strategy {
     case _ => None
   }
 
-  /** An aggregation answered before any task: from the log, or by the driver. */
+  /**
+   * A scan answered before any task: an aggregation from the log or by the driver, or a small
+   * search by the driver (`read/DriverSearch`).
+   */
   private def answered(scan: LocalScan): Boolean = scan match {
     case _: IndexTables4SparkLogScan | _: IndexTables4SparkDriverScan => true
     case _ => false
   }
 
+  /** The rows of `scan` that `condition` (what Spark left of the filters) keeps, projected. */
   private def localScan(
       projectList: Seq[NamedExpression],
       input: Seq[Attribute],
-      scan: LocalScan): SparkPlan = {
+      scan: LocalScan,
+      condition: Option[Expression] = None): SparkPlan = {
     val project = UnsafeProjection.create(projectList, input)
-    val rows = scan.rows().toSeq.map(r => project(r).copy())
-    IndexTablesLocalScanExec(projectList.map(_.toAttribute), rows, scan.description())
+    val keep = condition.map { c =>
+      val p = Predicate.create(c, input)
+      p.initialize(0)
+      p
+    }
+    val rows = scan.rows().toSeq.filter(r => keep.forall(_.eval(r))).map(r => project(r).copy())
+    // What Spark kept of the filters, checked here: EXPLAIN shows it on the scan's line.
+    val checked = condition.fold("")(c => s", Filter: ${c.sql}")
+    IndexTablesLocalScanExec(projectList.map(_.toAttribute), rows, scan.description() + checked)
   }
 }

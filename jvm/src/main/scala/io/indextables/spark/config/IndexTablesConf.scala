@@ -124,6 +124,17 @@ object IndexTablesConf {
     "Documents fetched from a split per native retrieval call.",
     min = 1)
 
+  val DriverSearchMaxRows: ConfEntry[Int] = int(
+    "spark.indextables.read.driverSearch.maxRows",
+    1000,
+    "A search whose answer is at most this many rows is answered on the driver, with no Spark " +
+      "job (which costs more than a small search): one with a LIMIT this small, or over splits " +
+      "holding no more rows, always; any other search with a query is tried there first, and " +
+      "goes to tasks as soon as its matches pass this many. 0 never does. The splits are at " +
+      "most read.aggregate.driverMaxSplits, as for aggregations answered on the driver.",
+    min = 0
+  )
+
   val SplitsPerTask: ConfEntry[String] = ConfEntry(
     "spark.indextables.read.splitsPerTask",
     "auto",
@@ -722,6 +733,7 @@ object IndexTablesConf {
     OptimizeWriteSamplingRatio,
     OptimizeWriteMinRowsForEstimation,
     ReadBatchSize,
+    DriverSearchMaxRows,
     SplitsPerTask,
     MaxSplitsPerTask,
     CompanionMaxSourceVersionLag,

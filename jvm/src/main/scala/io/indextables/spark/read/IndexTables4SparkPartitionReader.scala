@@ -46,6 +46,10 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
 
   private val (segments, docIds) = use.guard(search())
   private var position = 0
+
+  /** How many rows this reader returns: its split's matches (up to the plan's limit). */
+  def rowCount: Int = docIds.length
+
   private var buffer: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
 

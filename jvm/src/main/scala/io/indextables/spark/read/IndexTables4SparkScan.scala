@@ -92,19 +92,9 @@ final class IndexTables4SparkScan private (
     }
   }
 
-  override def description(): String = {
-    // One query per doc mapping the splits were written with; mostly one.
-    val query = plan.variants.map(_.queryAstJson.getOrElse("match_all")).distinct match {
-      case Seq() => "match_all"
-      case Seq(q) => q
-      case qs => qs.mkString("[", " | ", "]")
-    }
-    val iq = in.table.mixedFilter.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
-    val limit = plan.limit.map(l => s", PushedLimit: $l").getOrElse("")
-    val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
-    s"${in.header}, $iq${agg}PushedQuery: $query$limit, " +
+  override def description(): String =
+    s"${IndexTables4SparkScan.pushed(in, plan, in.limit)}, " +
       s"Splits: ${groups.map(_.splits.size).sum}/${in.files.size}, Tasks: ${groups.size}"
-  }
 }
 
 /**
@@ -121,6 +111,23 @@ object RuntimeFiltering {
 }
 
 private[read] object IndexTables4SparkScan {
+
+  /**
+   * What a search of `in` read as `plan` pushed, as EXPLAIN shows it: the header, the
+   * IndexQuery tree, the aggregation, the native query (one per doc mapping the splits were
+   * written with; mostly one) and the LIMIT.
+   */
+  def pushed(in: ScanInputs, plan: ReadPlan, limit: Option[Int]): String = {
+    val query = plan.variants.map(_.queryAstJson.getOrElse("match_all")).distinct match {
+      case Seq() => "match_all"
+      case Seq(q) => q
+      case qs => qs.mkString("[", " | ", "]")
+    }
+    val iq = in.table.mixedFilter.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
+    val pushedLimit = limit.map(l => s", PushedLimit: $l").getOrElse("")
+    val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
+    s"${in.header}, $iq${agg}PushedQuery: $query$pushedLimit"
+  }
 
   /** The scan of the kept splits of `in`: a search, or each split's answer to `aggregate`. */
   def plan(in: ScanInputs, aggregate: Option[AggregatePlan]): IndexTables4SparkScan = {

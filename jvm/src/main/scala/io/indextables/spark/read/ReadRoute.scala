@@ -29,9 +29,13 @@ private[read] sealed trait ReadRoute {
 
 private[read] object ReadRoute {
 
-  /** Tasks search the splits with the pushed query and return the matching rows. */
+  /**
+   * The splits are searched with the pushed query and the matching rows returned: on the
+   * driver when the answer is small ([[DriverSearch]]), else by tasks.
+   */
   case object Search extends ReadRoute {
-    def scan(in: ScanInputs): Scan = IndexTables4SparkScan.plan(in, None)
+    def scan(in: ScanInputs): Scan =
+      DriverSearch.scan(in).getOrElse(IndexTables4SparkScan.plan(in, None))
   }
 
   /** A companion table's Parquet files, read by Spark's reader; `reason` shows in EXPLAIN. */

@@ -58,7 +58,7 @@ private[read] object AggregatePushdown {
    * only add a job's scheduling and shuffle (about 0.2 s), else
    * [[IndexTablesConf.DefaultDriverMaxSplits]].
    */
-  private def driverMaxSplits(table: ScanTable): Int =
+  private[read] def driverMaxSplits(table: ScanTable): Int =
     table.opts.get(IndexTablesConf.AggregateDriverMaxSplits) match {
       case -1 if SparkSession.active.sparkContext.isLocal => Int.MaxValue
       case -1 => IndexTablesConf.DefaultDriverMaxSplits

@@ -6,7 +6,7 @@ import org.apache.spark.sql.{AnalysisException, DataFrame, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
-import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.schema.TableIndexing
 import io.indextables.spark.filters.PartitionPredicate
 import io.indextables.spark.read.IndexTables4SparkScan
@@ -48,9 +48,11 @@ sealed abstract class IndexTablesCommandTarget {
       snapshot.allFiles.filter(a => predicate.matches(a.partitionValues)).map(_.path)
     }
     log(spark)
-    // The index route, also on a companion table, whose plain scan would read Parquet.
+    // The index route, also on a companion table, whose plain scan would read Parquet; by
+    // tasks, as the command plans them (a small search would be read here, on the driver).
     val reader = spark.read.format("indextables")
       .option(IndexTablesOptions.IndexRouteOption, "true")
+      .option(IndexTablesConf.DriverSearchMaxRows.key, "0")
     val filtered = only.fold(reader)(paths =>
       reader.option(IndexTablesOptions.OnlySplitsOption, paths.mkString("\n")))
       .load(resolvePath(spark))
