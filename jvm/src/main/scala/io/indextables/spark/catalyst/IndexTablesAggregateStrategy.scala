@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.IndexTables4SparkScan
+import io.indextables.spark.read.{IndexTables4SparkScan, LocalScanStrategy}
 import io.indextables.spark.read.aggregate.{IndexTables4SparkDriverScan, IndexTables4SparkLogScan}
 
 /**
@@ -22,7 +22,7 @@ import io.indextables.spark.read.aggregate.{IndexTables4SparkDriverScan, IndexTa
  *    pushdown fails planning with a clear error.
  * Plans nothing otherwise.
  */
-object IndexTablesAggregateStrategy extends Strategy {
+object IndexTablesAggregateStrategy extends Strategy with LocalScanStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case Project(
           projectList,

@@ -21,7 +21,8 @@ import io.indextables.spark.read.aggregate.{AggregatePushdown, IndexTables4Spark
  * splits a few). Each kept split is searched there by the reader a task would use
  * ([[IndexTables4SparkPartitionReader]]: the same query, deletion vectors, columns and
  * decoding), on a few threads, and the rows come back as a local scan, which
- * `catalyst/IndexTablesAggregateStrategy` plans without a task.
+ * `catalyst/IndexTablesAggregateStrategy` plans without a task (in a session without the
+ * plugin's extensions, which install it, every search takes tasks).
  *
  * The one decision, [[scan]]: a search is answered here when it cannot return more than
  * `read.driverSearch.maxRows` rows (its LIMIT, or its splits' rows, are that few); any other
@@ -38,7 +39,9 @@ private[read] object DriverSearch {
   def scan(in: ScanInputs): Option[Scan] = {
     val maxRows = in.table.opts.get(IndexTablesConf.DriverSearchMaxRows).toLong
     val kept = in.kept
-    if (maxRows <= 0 || MetadataColumns.in(in.required, in.table.schema).nonEmpty ||
+    if (maxRows <= 0 || !plannedWithoutTasks || MetadataColumns.in(
+        in.required,
+        in.table.schema).nonEmpty ||
       kept.size > AggregatePushdown.driverMaxSplits(in.table)) return None
     val stored = kept.map(_.numRecords.getOrElse(Long.MaxValue))
       .foldLeft(0L)((a, b) => if (a > Long.MaxValue - b) Long.MaxValue else a + b)
@@ -61,6 +64,14 @@ private[read] object DriverSearch {
       )
     }
   }
+
+  /**
+   * Whether the session plans a local scan with no task ([[LocalScanStrategy]], which the
+   * plugin's extensions install): without it Spark's own plan of a local scan under a filter or
+   * projection runs a job anyway, and EXPLAIN would not show what was pushed.
+   */
+  private def plannedWithoutTasks: Boolean =
+    SparkSession.active.sessionState.planner.strategies.exists(_.isInstanceOf[LocalScanStrategy])
 
   /**
    * The rows of `splits` read as `plan` says, on up to `threads` threads, each taking the next
@@ -101,3 +112,10 @@ private[read] object DriverSearch {
       finally pool.shutdown()
     }
 }
+
+/**
+ * A planner strategy that plans the local scans of IndexTables reads (driver-answered searches
+ * and aggregations) as physical leaves that run no task; [[DriverSearch]] answers on the driver
+ * only in a session that has one.
+ */
+trait LocalScanStrategy

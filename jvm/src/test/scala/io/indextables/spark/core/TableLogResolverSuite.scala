@@ -9,6 +9,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
+import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.extensions.ExtensionsSession
 import io.indextables.spark.read.IndexTables4SparkScan
 import io.indextables.spark.transaction.state.AvroStateReader
@@ -23,6 +24,8 @@ class TableLogResolverSuite extends AnyFunSuite with BeforeAndAfterAll {
   override def beforeAll(): Unit = {
     super.beforeAll()
     spark = ExtensionsSession.create("resolver")
+    // The tests read the snapshot of the task scan: no search is answered on the driver.
+    spark.conf.set(IndexTablesConf.DriverSearchMaxRows.key, "0")
   }
 
   override def afterAll(): Unit =
