@@ -72,7 +72,8 @@ def test_benchmark_smoke(spark: SparkSession, tmp_path: Path) -> None:
     assert routes["full_scan"] == "parquet (no filter for the index)", routes
     assert routes["group_by_level"] == "aggregation", routes
     for name in ("rare_indexquery", "phrase_indexquery", "boolean_indexquery", "range_equality"):
-        assert routes[name] == "index", routes
+        # Answered from the index, by tasks or (a small answer) on the driver.
+        assert routes[name] in ("index", "index, on the driver"), routes
         assert result["queries_appends"][name]["companion_pushed_query"], name
     assert all("companion" not in q for q in result["queries"].values())
     for name in ("count_text", "count_indexquery", "group_by_level"):

@@ -124,7 +124,8 @@ def _data_bytes(path: Path) -> dict[str, int]:
 def scan_route(description: str | None) -> str:
     """How a companion table's scan read its rows, from its description: `parquet (<why>)` when
     it read the Parquet files with Spark's Parquet reader, `log` when the log answered it,
-    `aggregation` when the index answered a pushed aggregation, `index` when it searched."""
+    `aggregation` when the index answered a pushed aggregation, `index` when it searched (`index,
+    on the driver` when the driver searched, with no job)."""
     if not description:
         return "unknown"
     m = re.search(r"Route: parquet \(([^)]*)\)", description)
@@ -134,6 +135,8 @@ def scan_route(description: str | None) -> str:
         return "log"
     if "PushedAggregation" in description:
         return "aggregation"
+    if "AnsweredOnDriver: true (" in description:
+        return "index, on the driver"
     return "index"
 
 
@@ -160,6 +163,8 @@ def pushed_query(description: str | None) -> str | None:
     if not description or "PushedQuery: " not in description:
         return None
     rest = description.split("PushedQuery: ", 1)[1].rsplit(", Splits: ", 1)[0]
+    # A search answered on the driver says so (read/DriverSearch) before its splits.
+    rest = re.sub(r", AnsweredOnDriver: true \(\d+ rows\)$", "", rest)
     rest = re.sub(r", PushedLimit: \d+$", "", rest)
     return None if rest == "match_all" else rest
 
