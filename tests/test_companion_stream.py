@@ -205,9 +205,15 @@ def test_cancelling_a_syncs_job_ends_the_stream_and_commits_nothing(
     build(spark, source, index)
     stream = IndexTable.for_path(spark, str(index)).stream_companion(1)
     versions = log_versions(index)
-    delta.append(make_rows(spark, 20000, seed=52, first_id=1000))
     tracker = spark.sparkContext.statusTracker()
-    wait_until("the sync's job starts", lambda: len(tracker.getActiveJobsIds()) > 0, timeout=60)
+    # Many files make the sync's indexing job last seconds on two cores, so a poll sees it run.
+    delta.append(make_rows(spark, 20000, seed=52, first_id=1000, files=24))
+    deadline = time.monotonic() + 60
+    while not tracker.getActiveJobsIds():
+        assert log_versions(index) == versions, "the sync committed before its job was seen"
+        assert stream.is_active, f"the stream ended first: {stream.exception}"
+        assert time.monotonic() < deadline, "timed out waiting until the sync's job starts"
+        time.sleep(0.01)
     spark.sparkContext.cancelAllJobs()
     assert stream.await_termination(60)
     assert stream.exception is None
