@@ -1,0 +1,302 @@
+//! indextables_rank: BM25 ranking over a tantivy index extracted from a Quickwit split, with
+//! statistics the caller supplies (table-wide), called from the JVM through JNI
+//! (`io.indextables.spark.rank.NativeRankerLib`). See docs/ranking-native.md.
+//!
+//! Every entry point catches errors and panics and throws them as
+//! `java.lang.RuntimeException`; nothing here aborts the JVM.
+
+mod ast;
+mod stats;
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jni::objects::{JObject, JString};
+use jni::sys::{jint, jlong, jobjectArray, jstring};
+use jni::JNIEnv;
+use tantivy::collector::{Collector, SegmentCollector, TopDocs};
+use tantivy::query::{EnableScoring, Query};
+use tantivy::{DocId, Index, IndexReader, ReloadPolicy, Score, Searcher, SegmentReader};
+
+/// An opened index: what a handle stands for.
+struct Ranked {
+    index: Index,
+    searcher: Searcher,
+    // Kept so that the searcher's segments stay referenced as the reader would keep them.
+    _reader: IndexReader,
+}
+
+/// Open indexes by handle. A handle is an id, never a pointer, so that a closed (or made-up)
+/// handle is an error rather than a use after free, and a close racing a search cannot free
+/// what the search still uses (it holds its own `Arc`).
+fn registry() -> &'static Mutex<HashMap<jlong, Arc<Ranked>>> {
+    static REGISTRY: OnceLock<Mutex<HashMap<jlong, Arc<Ranked>>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+static NEXT_HANDLE: AtomicI64 = AtomicI64::new(1);
+
+fn lookup(handle: jlong) -> Result<Arc<Ranked>, String> {
+    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    map.get(&handle)
+        .cloned()
+        .ok_or_else(|| format!("native ranker handle {handle} is closed or was never opened"))
+}
+
+fn open_index(dir: &str) -> Result<jlong, String> {
+    let index = Index::open_in_dir(dir)
+        .map_err(|e| format!("cannot open the index directory {dir}: {e}"))?;
+    let reader: IndexReader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| format!("cannot open a reader over the index directory {dir}: {e}"))?;
+    let searcher = reader.searcher();
+    let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+    let ranked = Arc::new(Ranked {
+        index,
+        searcher,
+        _reader: reader,
+    });
+    registry()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(handle, ranked);
+    Ok(handle)
+}
+
+/// Every doc the query matches, with its score: (address, score), address =
+/// segment ord << 32 | doc id.
+struct AllHits;
+
+struct AllHitsSegment {
+    segment_ord: u64,
+    hits: Vec<(u64, Score)>,
+}
+
+impl Collector for AllHits {
+    type Fruit = Vec<(u64, Score)>;
+    type Child = AllHitsSegment;
+
+    fn for_segment(
+        &self,
+        segment_ord: u32,
+        _reader: &SegmentReader,
+    ) -> tantivy::Result<AllHitsSegment> {
+        Ok(AllHitsSegment {
+            segment_ord: u64::from(segment_ord),
+            hits: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        true
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<(u64, Score)>>) -> tantivy::Result<Self::Fruit> {
+        Ok(fruits.concat())
+    }
+}
+
+impl SegmentCollector for AllHitsSegment {
+    type Fruit = Vec<(u64, Score)>;
+
+    fn collect(&mut self, doc: DocId, score: Score) {
+        self.hits.push(((self.segment_ord << 32) | u64::from(doc), score));
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.hits
+    }
+}
+
+fn address(segment_ord: u32, doc: DocId) -> u64 {
+    (u64::from(segment_ord) << 32) | u64::from(doc)
+}
+
+fn top_k(ranked: &Ranked, ast: &str, stats: &str, k: jint) -> Result<Vec<(u64, Score)>, String> {
+    if k <= 0 {
+        return Err(format!("topK needs k > 0, got {k}"));
+    }
+    let converted = ast::convert(&ranked.index, ast)?;
+    let provider = stats::SuppliedStats::parse(&ranked.searcher, stats)?;
+    let collector = TopDocs::with_limit(k as usize).order_by_score();
+    let top = ranked
+        .searcher
+        .search_with_statistics_provider(converted.query.as_ref(), &collector, &provider)
+        .map_err(|e| format!("topK search failed: {e}"))?;
+    let mut hits: Vec<(u64, Score)> = top
+        .into_iter()
+        .map(|(score, a)| (address(a.segment_ord, a.doc_id), score))
+        .collect();
+    // TopDocs already orders by score, ties by ascending address; made explicit and stable.
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(hits)
+}
+
+fn score_all(ranked: &Ranked, ast: &str, stats: &str) -> Result<Vec<(u64, Score)>, String> {
+    let converted = ast::convert(&ranked.index, ast)?;
+    let provider = stats::SuppliedStats::parse(&ranked.searcher, stats)?;
+    let scoring = EnableScoring::enabled_from_statistics_provider(&provider, &ranked.searcher);
+    let query: &dyn Query = converted.query.as_ref();
+    let executor = ranked.index.search_executor();
+    ranked
+        .searcher
+        .search_with_executor(query, &AllHits, executor, scoring)
+        .map_err(|e| format!("scoreAll search failed: {e}"))
+}
+
+fn statistics(ranked: &Ranked, ast: &str) -> Result<String, String> {
+    let converted = ast::convert(&ranked.index, ast)?;
+    stats::statistics(&ranked.searcher, converted.query.as_ref(), converted.exact)
+}
+
+// ---- JNI -----------------------------------------------------------------------------------
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Runs `body`, turning an error or a panic into a `java.lang.RuntimeException` (and returning
+/// `default`, which the JVM ignores since an exception is pending).
+fn guarded<T>(
+    env: &mut JNIEnv,
+    what: &str,
+    default: T,
+    body: impl FnOnce(&mut JNIEnv) -> Result<T, String>,
+) -> T {
+    let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut *env)));
+    let message = match outcome {
+        Ok(Ok(v)) => return v,
+        Ok(Err(msg)) => format!("indextables native ranker: {what}: {msg}"),
+        Err(payload) => format!(
+            "indextables native ranker: {what}: panicked: {}",
+            panic_message(payload)
+        ),
+    };
+    // A JNI call that failed may have left its own exception pending: ours replaces it, with
+    // its message.
+    if env.exception_check().unwrap_or(false) {
+        let _ = env.exception_clear();
+    }
+    let _ = env.throw_new("java/lang/RuntimeException", message);
+    default
+}
+
+fn jstr(env: &mut JNIEnv, s: &JString, name: &str) -> Result<String, String> {
+    if s.is_null() {
+        return Err(format!("{name} is null"));
+    }
+    env.get_string(s)
+        .map(|js| js.into())
+        .map_err(|e| format!("cannot read {name}: {e}"))
+}
+
+/// `Array(long[] addresses, float[] scores)`.
+fn hits_to_java(env: &mut JNIEnv, hits: &[(u64, Score)]) -> Result<jobjectArray, String> {
+    let err = |e: jni::errors::Error| format!("cannot build the result arrays: {e}");
+    let n = hits.len() as i32;
+    let addresses: Vec<i64> = hits.iter().map(|h| h.0 as i64).collect();
+    let scores: Vec<f32> = hits.iter().map(|h| h.1).collect();
+    let jaddresses = env.new_long_array(n).map_err(err)?;
+    env.set_long_array_region(&jaddresses, 0, &addresses)
+        .map_err(err)?;
+    let jscores = env.new_float_array(n).map_err(err)?;
+    env.set_float_array_region(&jscores, 0, &scores).map_err(err)?;
+    let out = env
+        .new_object_array(2, "java/lang/Object", JObject::null())
+        .map_err(err)?;
+    env.set_object_array_element(&out, 0, jaddresses)
+        .map_err(err)?;
+    env.set_object_array_element(&out, 1, jscores).map_err(err)?;
+    Ok(out.into_raw())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_open<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    dir: JString<'l>,
+) -> jlong {
+    guarded(&mut env, "open", 0, |env| {
+        let dir = jstr(env, &dir, "the index directory")?;
+        open_index(&dir)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_close<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    handle: jlong,
+) {
+    guarded(&mut env, "close", (), |_| {
+        // Closing a closed handle is a no-op. The index is freed once no search holds it.
+        registry()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&handle);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_statistics<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    handle: jlong,
+    ast_json: JString<'l>,
+) -> jstring {
+    guarded(&mut env, "statistics", std::ptr::null_mut(), |env| {
+        let ranked = lookup(handle)?;
+        let ast = jstr(env, &ast_json, "the query AST")?;
+        let json = statistics(&ranked, &ast)?;
+        env.new_string(json)
+            .map(|s| s.into_raw())
+            .map_err(|e| format!("cannot return the statistics: {e}"))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_topK<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    handle: jlong,
+    ast_json: JString<'l>,
+    stats_json: JString<'l>,
+    k: jint,
+) -> jobjectArray {
+    guarded(&mut env, "topK", std::ptr::null_mut(), |env| {
+        let ranked = lookup(handle)?;
+        let ast = jstr(env, &ast_json, "the query AST")?;
+        let stats = jstr(env, &stats_json, "the statistics JSON")?;
+        let hits = top_k(&ranked, &ast, &stats, k)?;
+        hits_to_java(env, &hits)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_scoreAll<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    handle: jlong,
+    ast_json: JString<'l>,
+    stats_json: JString<'l>,
+) -> jobjectArray {
+    guarded(&mut env, "scoreAll", std::ptr::null_mut(), |env| {
+        let ranked = lookup(handle)?;
+        let ast = jstr(env, &ast_json, "the query AST")?;
+        let stats = jstr(env, &stats_json, "the statistics JSON")?;
+        let hits = score_all(&ranked, &ast, &stats)?;
+        hits_to_java(env, &hits)
+    })
+}
