@@ -19,6 +19,10 @@ use jni::sys::{jint, jlong, jobjectArray, jstring};
 use jni::JNIEnv;
 use tantivy::collector::{Collector, SegmentCollector, TopDocs};
 use tantivy::query::{EnableScoring, Query};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
+    WhitespaceTokenizer,
+};
 use tantivy::{DocId, Index, IndexReader, ReloadPolicy, Score, Searcher, SegmentReader};
 
 /// An opened index: what a handle stands for.
@@ -49,6 +53,7 @@ fn lookup(handle: jlong) -> Result<Arc<Ranked>, String> {
 fn open_index(dir: &str) -> Result<jlong, String> {
     let index = Index::open_in_dir(dir)
         .map_err(|e| format!("cannot open the index directory {dir}: {e}"))?;
+    register_query_tokenizers(&index);
     let reader: IndexReader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
@@ -66,6 +71,44 @@ fn open_index(dir: &str) -> Result<jlong, String> {
         .unwrap_or_else(|p| p.into_inner())
         .insert(handle, ranked);
     Ok(handle)
+}
+
+/// Query text is cut as tantivy4java's split search (the JVM's own matching) cuts it: with
+/// Quickwit's tokenizers under tantivy's names, not with tantivy's defaults, so that a text
+/// clause matches here exactly the docs it matches there. Read off tantivy4java 0.31.0: every
+/// one drops tokens of 255 bytes or more (tantivy's "default" and "en_stem": 40, its "raw":
+/// none), and "whitespace" does not lowercase (although the index was written lowercased).
+fn register_query_tokenizers(index: &Index) {
+    let manager = index.tokenizers();
+    for name in ["default", "simple"] {
+        manager.register(
+            name,
+            TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(RemoveLongFilter::limit(255))
+                .filter(LowerCaser)
+                .build(),
+        );
+    }
+    manager.register(
+        "en_stem",
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(255))
+            .filter(LowerCaser)
+            .filter(Stemmer::new(Language::English))
+            .build(),
+    );
+    manager.register(
+        "raw",
+        TextAnalyzer::builder(RawTokenizer::default())
+            .filter(RemoveLongFilter::limit(255))
+            .build(),
+    );
+    manager.register(
+        "whitespace",
+        TextAnalyzer::builder(WhitespaceTokenizer::default())
+            .filter(RemoveLongFilter::limit(255))
+            .build(),
+    );
 }
 
 /// Every doc the query matches, with its score: (address, score), address =
