@@ -1,0 +1,182 @@
+package io.indextables.spark.rank
+
+import java.io.InputStream
+import java.nio.file.{Files, Path, StandardCopyOption}
+
+import scala.collection.JavaConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+
+/**
+ * The JNI binding of the native ranker (jvm/native/rank, docs/ranking-native.md): BM25 over a
+ * tantivy index extracted from a split, with statistics the caller supplies. Its methods are
+ * the library's entry points, `Java_io_indextables_spark_rank_NativeRankerLib_<name>`; each
+ * throws a `RuntimeException` naming what is at fault. Use it through [[RankedIndex]].
+ */
+final class NativeRankerLib {
+
+  /** Opens the index directory `dir`: a handle for the other methods, until [[close]]. */
+  @native def open(dir: String): Long
+
+  /** Releases `handle`; a closed handle is ignored. */
+  @native def close(handle: Long): Unit
+
+  /** The index's statistics for the terms `astJson` scores, as [[RankStatistics]] JSON. */
+  @native def statistics(handle: Long, astJson: String): String
+
+  /** `Array(long[] addresses, float[] scores)`: the best `k`, best first, ties by address. */
+  @native def topK(handle: Long, astJson: String, statsJson: String, k: Int): Array[AnyRef]
+
+  /** `Array(long[] addresses, float[] scores)`: every doc the query matches, in any order. */
+  @native def scoreAll(handle: Long, astJson: String, statsJson: String): Array[AnyRef]
+}
+
+object NativeRanker {
+
+  /** Where the build (build.sbt) puts the library in the JAR. */
+  val ResourcePath = "/native/linux-x86_64/libindextables_rank.so"
+
+  /** The library, loaded once per JVM: the resource is copied to a temp file and loaded. */
+  lazy val lib: NativeRankerLib = {
+    val in: InputStream = classOf[NativeRankerLib].getResourceAsStream(ResourcePath)
+    if (in == null) {
+      throw new UnsupportedOperationException(
+        s"The native ranker is missing: this IndexTables JAR was built without it (no resource " +
+          s"$ResourcePath; it is built for linux-x86_64 only). Rebuild the JAR with cargo " +
+          "installed (build/package.sh), or rank without _score.")
+    }
+    val file =
+      try {
+        val f = Files.createTempFile("libindextables_rank", ".so")
+        f.toFile.deleteOnExit()
+        Files.copy(in, f, StandardCopyOption.REPLACE_EXISTING)
+        f
+      } finally in.close()
+    System.load(file.toAbsolutePath.toString)
+    new NativeRankerLib
+  }
+
+  private[rank] def scored(result: Array[AnyRef]): ScoredDocs =
+    ScoredDocs(
+      result(0).asInstanceOf[Array[Long]],
+      result(1).asInstanceOf[Array[Float]])
+}
+
+/**
+ * The document frequency of one term: `term` is the base64 of the term's value bytes (tantivy's
+ * `Term::serialized_value_bytes`, the UTF-8 text for a text field).
+ */
+final case class TermStat(field: String, term: String, docFreq: Long)
+
+/**
+ * BM25 statistics for a query's terms: the doc count, each field's token count and each
+ * term's doc freq. A split's own ([[RankedIndex.statistics]]) summed over a table's splits
+ * (`+`) ranks each split as one index of all the table's docs would. `exact` is false when
+ * the native translation of the query replaced a clause that it cannot score (a range, a
+ * wildcard, ...), so its matches may differ from the JVM's own.
+ *
+ * Given to [[RankedIndex.topK]] / [[RankedIndex.scoreAll]], a missing value is taken from that
+ * index's own: numDocs 0, a field absent from `fieldTokens`, a term absent from `terms`.
+ */
+final case class RankStatistics(
+    numDocs: Long,
+    fieldTokens: Map[String, Long],
+    terms: Seq[TermStat],
+    exact: Boolean = true) {
+
+  def +(o: RankStatistics): RankStatistics = {
+    val tokens = (fieldTokens.keySet ++ o.fieldTokens.keySet).iterator.map { f =>
+      f -> (fieldTokens.getOrElse(f, 0L) + o.fieldTokens.getOrElse(f, 0L))
+    }.toMap
+    val freqs = (terms ++ o.terms).groupBy(t => (t.field, t.term)).iterator.map {
+      case ((f, t), ts) => TermStat(f, t, ts.iterator.map(_.docFreq).sum)
+    }.toSeq.sortBy(t => (t.field, t.term))
+    RankStatistics(numDocs + o.numDocs, tokens, freqs, exact && o.exact)
+  }
+
+  def toJson: String = {
+    val root = RankStatistics.mapper.createObjectNode()
+    root.put("numDocs", numDocs)
+    val fields = root.putObject("fields")
+    fieldTokens.toSeq.sortBy(_._1).foreach { case (f, n) => fields.put(f, n) }
+    val ts = root.putArray("terms")
+    terms.foreach { t =>
+      ts.addObject().put("field", t.field).put("term", t.term).put("docFreq", t.docFreq)
+    }
+    root.put("exact", exact)
+    RankStatistics.mapper.writeValueAsString(root)
+  }
+}
+
+object RankStatistics {
+  private[rank] val mapper = new ObjectMapper()
+
+  /** No statistics: a ranked index given these uses its own. */
+  val empty: RankStatistics = RankStatistics(0L, Map.empty, Seq.empty, exact = true)
+
+  def fromJson(s: String): RankStatistics = {
+    val root: JsonNode =
+      try mapper.readTree(s)
+      catch {
+        case e: Exception =>
+          throw new IllegalArgumentException(s"Ranking statistics are not valid JSON: $s", e)
+      }
+    if (root == null || !root.isObject) {
+      throw new IllegalArgumentException(s"Ranking statistics are not a JSON object: $s")
+    }
+    val fields = Option(root.get("fields")).filter(_.isObject).map { node =>
+      node.fields().asScala.map(e => e.getKey -> e.getValue.asLong).toMap
+    }.getOrElse(Map.empty[String, Long])
+    val terms = Option(root.get("terms")).filter(_.isArray).map { node =>
+      node.elements().asScala.map { t =>
+        TermStat(t.path("field").asText, t.path("term").asText, t.path("docFreq").asLong)
+      }.toVector
+    }.getOrElse(Vector.empty[TermStat])
+    RankStatistics(
+      root.path("numDocs").asLong(0L),
+      fields,
+      terms,
+      !root.has("exact") || root.get("exact").asBoolean(true))
+  }
+}
+
+/** Docs and their scores: `addresses(i)` (segment ord << 32 | doc id) scored `scores(i)`. */
+final case class ScoredDocs(addresses: Array[Long], scores: Array[Float]) {
+  def size: Int = addresses.length
+}
+
+/**
+ * A tantivy index directory (extracted from a split) opened by the native ranker. Thread-safe;
+ * [[close]] is idempotent, and any use after it throws.
+ */
+final class RankedIndex private (handle: Long) extends AutoCloseable {
+  @volatile private var closed = false
+
+  private def live(): Long = {
+    if (closed) throw new IllegalStateException(s"RankedIndex (handle $handle) is closed")
+    handle
+  }
+
+  def statistics(astJson: String): RankStatistics =
+    RankStatistics.fromJson(NativeRanker.lib.statistics(live(), astJson))
+
+  def topK(astJson: String, stats: RankStatistics, k: Int): ScoredDocs =
+    NativeRanker.scored(NativeRanker.lib.topK(live(), astJson, stats.toJson, k))
+
+  def scoreAll(astJson: String, stats: RankStatistics): ScoredDocs =
+    NativeRanker.scored(NativeRanker.lib.scoreAll(live(), astJson, stats.toJson))
+
+  def close(): Unit = synchronized {
+    if (!closed) {
+      closed = true
+      NativeRanker.lib.close(handle)
+    }
+  }
+}
+
+object RankedIndex {
+
+  /** Opens `dir`, a tantivy index directory (as `QuickwitSplit.extractSplit` writes one). */
+  def open(dir: Path): RankedIndex =
+    new RankedIndex(NativeRanker.lib.open(dir.toAbsolutePath.toString))
+}
