@@ -166,7 +166,16 @@ fn top_k(ranked: &Ranked, ast: &str, stats: &str, k: jint) -> Result<Vec<(u64, S
     }
     let converted = ast::convert(&ranked.index, ast)?;
     let provider = stats::SuppliedStats::parse(&ranked.searcher, stats)?;
-    let collector = TopDocs::with_limit(k as usize).order_by_score();
+    // TopDocs allocates room for 2 * limit hits up front: a limit past the doc count (a
+    // caller's "everything") must not become an allocation failure, which aborts the process.
+    let max_doc: u64 = ranked
+        .searcher
+        .segment_readers()
+        .iter()
+        .map(|r| u64::from(r.max_doc()))
+        .sum();
+    let limit = (k as u64).min(max_doc.max(1)) as usize;
+    let collector = TopDocs::with_limit(limit).order_by_score();
     let top = ranked
         .searcher
         .search_with_statistics_provider(converted.query.as_ref(), &collector, &provider)

@@ -13,7 +13,7 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.tantivy4java.core.{DocAddress, Document, Index, Schema, SchemaBuilder}
-import io.indextables.tantivy4java.split.{SplitCacheManager, SplitQuery}
+import io.indextables.tantivy4java.split.{SplitCacheManager, SplitQuery, SplitTermQuery}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
@@ -133,11 +133,13 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
       new SplitCacheManager.CacheConfig("native-ranker-suite").withMaxCacheSize(64L << 20))
 
   /** The addresses tantivy4java's split search matches for `q`: the JVM's own match set. */
-  private def splitMatches(m: Made, q: String): Set[Long] = {
+  private def splitMatches(m: Made, q: String): Set[Long] =
+    splitMatches(m, (schema: Schema) => SplitQuery.parseQuery(q, schema, Array("msg")))
+
+  private def splitMatches(m: Made, query: Schema => SplitQuery): Set[Long] = {
     val searcher = cacheManager.createSplitSearcher("file://" + m.split.getAbsolutePath, m.metadata)
     try {
-      val query = SplitQuery.parseQuery(q, searcher.getSchema, Array("msg"))
-      val result = searcher.search(query, 10000)
+      val result = searcher.search(query(searcher.getSchema), 10000)
       try result.getHits.asScala.map(h => address(h.getDocAddress)).toSet
       finally result.close()
     } finally searcher.close()
@@ -396,6 +398,9 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
       val noField = """{"type":"bool","must":[{"type":"full_text","text":"x"}]}"""
       assert(fails(ix.statistics(noField)).contains("$.must[0]"))
       assert(fails(ix.topK(timeout, RankStatistics.empty, 0)).contains("k > 0"))
+      // A k past the doc count is every match, not an allocation of k hits.
+      assert(ix.topK(timeout, RankStatistics.empty, Int.MaxValue).size ===
+        ix.scoreAll(timeout, RankStatistics.empty).size)
       val lib = NativeRanker.lib
       val badTerm = """{"numDocs":40,"terms":[{"field":"msg","term":"%%%","docFreq":1}]}"""
       val h = lib.open(all.extracted.getAbsolutePath)
@@ -454,6 +459,25 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
         val a = ast(q)
         val stats = ix.statistics(a)
         assert(ix.scoreAll(a, stats).addresses.toSet === splitMatches(m, q), q)
+      }
+    }
+  }
+
+  test("a term node matches what tantivy4java's split search of a term query matches") {
+    withIndex(all) { ix =>
+      Seq(
+        ("msg", "timeout"),
+        ("msg", "Timeout"),
+        ("host", "h1"),
+        ("title", "running"),
+        ("title", "run"),
+        ("tag", "tag-1"),
+        ("tag", "Tag-1")).foreach { case (f, v) =>
+        val term = new SplitTermQuery(f, v)
+        val a = term.toQueryAstJson
+        val stats = ix.statistics(a)
+        assert(stats.exact, a)
+        assert(ix.scoreAll(a, stats).addresses.toSet === splitMatches(all, (_: Schema) => term), a)
       }
     }
   }
