@@ -67,6 +67,9 @@ object CompanionWrite {
       // No hidden hash columns (16 MB per million rows each): aggregations group on the
       // fields themselves.
       .withStringFingerprints()
+      // Each doc's field lengths, which BM25 (`_score`) normalizes by, as the `splits`
+      // layout's indexes keep them: one byte per doc and text field.
+      .withFieldnorms(true)
     val json = fields.collect { case f if f.indexed && f.kind == IndexKind.Json => f.name }
     val skipped = fields.collect { case f if !f.indexed => f.name }
     if (json.nonEmpty) config.withJsonFields(json: _*)
