@@ -46,6 +46,7 @@ __all__ = [
     "indextables_date_histogram",
     "indextables_histogram",
     "indextables_range",
+    "score",
     "textsearch",
 ]
 
@@ -85,6 +86,18 @@ def fieldmatch(col: ColumnOrName, query: str) -> Column:
     """As :func:`indexquery`, but `col` must be an exact (not tokenized) column: its terms
     match whole values. SQL: ``col fieldmatch 'query'``."""
     return _column_call(FIELDMATCH_FUNCTION, "fieldmatch", col, query)
+
+
+def score() -> Column:
+    """The row's ``_score``: its BM25 relevance to the query's IndexQuery clauses, computed with
+    the whole table's statistics (NULL where no such clause matched the row, or the query has
+    none). Order by it, descending, with a LIMIT, and the top-k is pushed down::
+
+        df.filter(indexquery("message", "timeout OR reset")).orderBy(score().desc()).limit(10)
+
+    SQL: the hidden column ``_score`` (``SELECT *, _score ... ORDER BY _score DESC LIMIT 10``).
+    """
+    return F.col("_score")
 
 
 def _column_call(function: str, name: str, col: ColumnOrName, query: str) -> Column:

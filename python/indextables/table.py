@@ -72,6 +72,42 @@ class IndexTable:
             return self._spark.read.format("indextables").load(self._path)
         return self._spark.table(self._target)
 
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+    ) -> DataFrame:
+        """The `k` rows that best match `query`, best first, with their ``_score``.
+
+        `query` is a tantivy query over every string and text field (as ``indexqueryall``;
+        ``field:term`` names one). ``_score`` is the row's BM25 score for it, computed with the
+        whole table's statistics, so it does not depend on how the table was appended to or
+        merged. `columns` are the columns returned before ``_score`` (all by default); `where`
+        is a SQL condition the rows must also meet (it selects rows, and adds nothing to a
+        score). Ties keep one stable order. The top-k is pushed down: each split returns at
+        most `k` rows, and a small `k` is answered on the driver with no Spark job.
+
+        >>> IndexTable.for_path(spark, path).search("timeout OR reset", k=5).show()
+        """
+        from pyspark.sql import functions as F
+
+        from indextables.functions import indexquery_all
+
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"query must be a non-empty str, got {query!r}")
+        _positive("k", k)
+        df = self.to_df().filter(indexquery_all(query))
+        if where is not None:
+            if not isinstance(where, str):
+                raise TypeError(f"where must be a str, got {where!r}")
+            df = df.filter(where)
+        wanted = list(df.columns) if columns is None else list(columns)
+        if isinstance(columns, str) or not all(isinstance(c, str) and c for c in wanted):
+            raise TypeError(f"columns must be a sequence of non-empty str, got {columns!r}")
+        return df.select(*wanted, "_score").orderBy(F.col("_score").desc()).limit(k)
+
     def history(self) -> DataFrame:
         """One row per version, newest first (`DESCRIBE INDEXTABLES HISTORY`)."""
         return self._command("DESCRIBE INDEXTABLES HISTORY {table}")

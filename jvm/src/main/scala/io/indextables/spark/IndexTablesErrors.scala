@@ -394,6 +394,23 @@ object IndexTablesErrors {
         s"${Option(cause.getMessage).getOrElse(cause.toString)}",
       cause)
 
+  /** The JAR was built without the native ranker (`rank/`), which `_score` needs. */
+  def nativeRankerMissing(resource: String): IndexTablesException =
+    error(
+      "INDEXTABLES_NATIVE_RANKER_MISSING",
+      s"The native ranker is missing: this IndexTables JAR was built without it (no resource " +
+        s"$resource; it is built for linux-x86_64 only). Rebuild the JAR with cargo installed " +
+        "(build/package.sh), or query without _score."
+    )
+
+  /** The native ranker failed on a split (`step`: extracting it, opening it, or a query). */
+  def rankingFailed(splitPath: String, step: String, cause: Throwable): IndexTablesException =
+    error(
+      "INDEXTABLES_RANKING_FAILED",
+      s"Ranking split $splitPath by _score failed ($step): " +
+        s"${Option(cause.getMessage).getOrElse(cause.toString)}",
+      cause)
+
   def companionIndexFailed(parquetPath: String, cause: Throwable): IndexTablesException =
     error(
       "INDEXTABLES_COMPANION_INDEX_FAILED",

@@ -7,6 +7,8 @@ import scala.collection.JavaConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
+import io.indextables.spark.IndexTablesErrors
+
 /**
  * The JNI binding of the native ranker (jvm/native/rank, docs/ranking-native.md): BM25 over a
  * tantivy index extracted from a split, with statistics the caller supplies. Its methods are
@@ -40,10 +42,7 @@ object NativeRanker {
   lazy val lib: NativeRankerLib = {
     val in: InputStream = classOf[NativeRankerLib].getResourceAsStream(ResourcePath)
     if (in == null) {
-      throw new UnsupportedOperationException(
-        s"The native ranker is missing: this IndexTables JAR was built without it (no resource " +
-          s"$ResourcePath; it is built for linux-x86_64 only). Rebuild the JAR with cargo " +
-          "installed (build/package.sh), or rank without _score.")
+      throw IndexTablesErrors.nativeRankerMissing(ResourcePath)
     }
     val file =
       try {
@@ -119,10 +118,10 @@ object RankStatistics {
       try mapper.readTree(s)
       catch {
         case e: Exception =>
-          throw new IllegalArgumentException(s"Ranking statistics are not valid JSON: $s", e)
+          throw IndexTablesErrors.internalError(s"Ranking statistics are not valid JSON: $s ($e)")
       }
     if (root == null || !root.isObject) {
-      throw new IllegalArgumentException(s"Ranking statistics are not a JSON object: $s")
+      throw IndexTablesErrors.internalError(s"Ranking statistics are not a JSON object: $s")
     }
     val fields = Option(root.get("fields")).filter(_.isObject).map { node =>
       node.fields().asScala.map(e => e.getKey -> e.getValue.asLong).toMap
@@ -153,7 +152,7 @@ final class RankedIndex private (handle: Long) extends AutoCloseable {
   @volatile private var closed = false
 
   private def live(): Long = {
-    if (closed) throw new IllegalStateException(s"RankedIndex (handle $handle) is closed")
+    if (closed) throw IndexTablesErrors.internalError(s"RankedIndex (handle $handle) is closed")
     handle
   }
 

@@ -1,12 +1,10 @@
 package io.indextables.spark.read
 
-import java.util.concurrent.{ConcurrentLinkedQueue, Executors}
+import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.atomic.AtomicLong
 
 import scala.collection.JavaConverters._
 import scala.collection.mutable.ArrayBuffer
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration.Duration
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -39,10 +37,8 @@ private[read] object DriverSearch {
   def scan(in: ScanInputs): Option[Scan] = {
     val maxRows = in.table.opts.get(IndexTablesConf.DriverSearchMaxRows).toLong
     val kept = in.kept
-    if (maxRows <= 0 || !plannedWithoutTasks || MetadataColumns.in(
-        in.required,
-        in.table.schema).nonEmpty ||
-      kept.size > AggregatePushdown.driverMaxSplits(in.table)) return None
+    if (!mayAnswer(in.table, kept.size, 0) ||
+      MetadataColumns.rowIds(MetadataColumns.in(in.required, in.table.schema)).nonEmpty) return None
     val stored = kept.map(_.numRecords.getOrElse(Long.MaxValue))
       .foldLeft(0L)((a, b) => if (a > Long.MaxValue - b) Long.MaxValue else a + b)
     val bound = in.limit.map(_.toLong).fold(stored)(math.min(_, stored))
@@ -66,6 +62,18 @@ private[read] object DriverSearch {
   }
 
   /**
+   * Whether a search of `table` reading `splits` splits and returning `rows` rows may be
+   * answered here: the setting allows that many rows, the session plans local scans without a
+   * task, the splits are few enough for the driver, and the read need not push aggregates.
+   */
+  def mayAnswer(table: ScanTable, splits: Int, rows: Long): Boolean = {
+    val maxRows = table.opts.get(IndexTablesConf.DriverSearchMaxRows).toLong
+    maxRows > 0 && rows <= maxRows && plannedWithoutTasks &&
+    splits <= AggregatePushdown.driverMaxSplits(table) &&
+    !table.opts.get(IndexTablesConf.RequireAggregatePushdown)
+  }
+
+  /**
    * Whether the session plans a local scan with no task ([[LocalScanStrategy]], which the
    * plugin's extensions install): without it Spark's own plan of a local scan under a filter or
    * projection runs a job anyway, and EXPLAIN would not show what was pushed.
@@ -85,7 +93,7 @@ private[read] object DriverSearch {
       maxRows: Long): Option[Seq[InternalRow]] = {
     val unread = new ConcurrentLinkedQueue[SplitInputPartition](splits.asJava)
     val matched = new AtomicLong()
-    val perThread = inParallel(math.min(threads, splits.size)) {
+    val perThread = DriverThreads.workers(math.min(threads, splits.size)) {
       val rows = ArrayBuffer.empty[InternalRow]
       var split = unread.poll()
       while (split != null && matched.get() <= maxRows) {
@@ -101,16 +109,6 @@ private[read] object DriverSearch {
     }
     if (matched.get() > maxRows) None else Some(perThread.flatten)
   }
-
-  /** `f` run on `n` threads of a pool made for the call (on this one when `n` is 1). */
-  private def inParallel[B](n: Int)(f: => B): Seq[B] =
-    if (n <= 1) Seq(f)
-    else {
-      val pool = Executors.newFixedThreadPool(n)
-      implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
-      try Await.result(Future.sequence((1 to n).map(_ => Future(f))), Duration.Inf)
-      finally pool.shutdown()
-    }
 }
 
 /**

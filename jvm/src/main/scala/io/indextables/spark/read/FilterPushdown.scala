@@ -18,6 +18,8 @@ import io.indextables.tantivy4java.split.{SplitBooleanQuery, SplitQuery}
  *                     queries on text columns, for splits holding over-long tokens
  * @param parquetReason for a companion table, why the scan has nothing for the index to do
  *                     (and may read the Parquet files instead); None when it searches
+ * @param scoreQueries each variant's IndexQuery tree alone (query-AST JSON), the text clauses
+ *                     a row's `_score` is computed for; None without an IndexQuery
  */
 private[read] final case class FilterPushdown(
     filters: Seq[Filter],
@@ -27,7 +29,8 @@ private[read] final case class FilterPushdown(
     candidates: ScanCandidates,
     variants: ScanVariants,
     translations: IndexedSeq[(Option[String], Option[String])],
-    parquetReason: Option[String]) {
+    parquetReason: Option[String],
+    scoreQueries: IndexedSeq[Option[String]]) {
 
   def files: Seq[AddAction] = candidates.files
   def kept: Seq[AddAction] = candidates.kept
@@ -72,7 +75,8 @@ private[read] object FilterPushdown {
         withMixed(noTokens, mixed).map(_.toQueryAstJson),
         pushedData,
         postData,
-        schema)
+        schema,
+        mixed.map(_.toQueryAstJson))
     }
     // A filter is pushed where every variant takes it; Spark re-checks any that one does not.
     val postData = data.filter(f => perVariant.exists(_._4.contains(f)))
@@ -100,7 +104,8 @@ private[read] object FilterPushdown {
       candidates = candidates,
       variants = variants,
       translations = perVariant.map(v => (v._1, v._2)),
-      parquetReason = parquetReason(table, data, perVariant.map(_._3))
+      parquetReason = parquetReason(table, data, perVariant.map(_._3)),
+      scoreQueries = perVariant.map(_._6)
     )
   }
 

@@ -16,7 +16,9 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
  * number without searching, see [[SplitSearchEngine.singleSegmentDocs]]), keeps the hits as
  * (segment, doc) numbers in index order (freeing each native address at once), less the docs
  * its deletion vector deletes, then fetches the matching documents in batches of
- * `batchSize` per native call and decodes them straight into rows. Runs on an executor, on one
+ * `batchSize` per native call and decodes them straight into rows. A split of a pushed top-k is
+ * not searched: its winners are read, in their order. `_score` comes from the native ranker
+ * ([[Ranking]]). Runs on an executor, on one
  * thread; borrows its searcher (see [[SplitSearchEngine.borrow]]) and gives it back in `close`.
  */
 final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
@@ -44,11 +46,38 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private def metadataSlot(name: String): Option[Int] =
     if (plan.metadataColumns.contains(name)) Some(plan.readSchema.fieldIndex(name)) else None
 
-  private val (segments, docIds) = use.guard(search())
+  // Where each row's `_score` goes, when the scan reads it.
+  private val scoreSlot = metadataSlot(MetadataColumns.Score)
+
+  private val (segments, docIds) = use.guard(split.ranked match {
+    case Some(r) => (r.addresses.map(a => (a >>> 32).toInt), r.addresses.map(_.toInt))
+    case None => search()
+  })
+  // The rows' scores (NaN: NULL), when the scan reads `_score`.
+  private lazy val scores: Array[Float] = split.ranked.map(_.scores).getOrElse(scoresOfHits())
   private var position = 0
 
   /** How many rows this reader returns: its split's matches (up to the plan's limit). */
   def rowCount: Int = docIds.length
+
+  /** Every row this reader returns, as addresses (segment << 32 | doc), with its score. */
+  private[read] def scoredHits(): RankedHits = RankedHits(
+    Array.tabulate(docIds.length)(i =>
+      (segments(i).toLong << 32) | (docIds(i).toLong & 0xffffffffL)),
+    scores)
+
+  /**
+   * Each hit's BM25 score for the split variant's text clauses, with the scan's table-wide
+   * statistics; NaN where no text clause matched the hit, or the read has none.
+   */
+  private def scoresOfHits(): Array[Float] =
+    (variant.scoreQueryJson, plan.scoring) match {
+      case (Some(q), Some(stats)) if docIds.nonEmpty =>
+        val scored = RankedSplits.withIndex(plan, split)(i =>
+          RankedSplits.ranked(split, q)(i.scoreAll(q, Ranking.statisticsOf(stats))))
+        Ranking.lookup(scored.addresses, scored.scores, segments, docIds)
+      case _ => Array.fill(docIds.length)(Float.NaN)
+    }
 
   private var buffer: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
@@ -94,6 +123,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   override def get(): InternalRow = current
 
   private def fetchBatch(): Unit = {
+    val start = position
     val end = math.min(position + plan.batchSize, docIds.length)
     val segs = java.util.Arrays.copyOfRange(segments, position, end)
     val ids = java.util.Arrays.copyOfRange(docIds, position, end)
@@ -118,6 +148,14 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       while (k < rows.length) {
         if (segs(k) != 0) throw IndexTablesErrors.splitNotSingleSegment(split.path)
         rows(k).update(slot, ids(k).toLong)
+        k += 1
+      }
+    }
+    scoreSlot.foreach { slot =>
+      var k = 0
+      while (k < rows.length) {
+        val score = scores(start + k)
+        if (score.isNaN) rows(k).setNullAt(slot) else rows(k).update(slot, score)
         k += 1
       }
     }

@@ -62,7 +62,8 @@ final class IndexTables4SparkScan private (
    * None for a pushed aggregation, whose partials must cover the scan.
    */
   override def filterAttributes(): Array[NamedReference] =
-    if (aggregatePushed) Array.empty
+    // A top-k's winners were chosen over every row: narrowing them would change the answer.
+    if (aggregatePushed || in.topN.isDefined) Array.empty
     else {
       val keys = plan.readSchema.fieldNames.filter(in.table.schema.fieldNames.contains).filter {
         c =>
@@ -126,7 +127,12 @@ private[read] object IndexTables4SparkScan {
     val iq = in.table.mixedFilter.map(f => s"PushedIndexQuery: [$f], ").getOrElse("")
     val pushedLimit = limit.map(l => s", PushedLimit: $l").getOrElse("")
     val agg = plan.aggregate.map(a => s"${a.describe}, ").getOrElse("")
-    s"${in.header}, $iq${agg}PushedQuery: $query$pushedLimit"
+    val topN = in.topN.map(t => s", ${t.describe}").getOrElse("")
+    val scores = plan.scoring.map { json =>
+      s", Scores: BM25 over ${Ranking.statisticsOf(json).numDocs} docs of " +
+        s"${in.table.snapshot.allFiles.size} splits"
+    }.getOrElse("")
+    s"${in.header}, $iq${agg}PushedQuery: $query$pushedLimit$topN$scores"
   }
 
   /** The scan of the kept splits of `in`: a search, or each split's answer to `aggregate`. */

@@ -1,7 +1,8 @@
 package io.indextables.spark.read
 
+import org.apache.spark.sql.connector.expressions.SortOrder
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.read.{Scan, ScanBuilder, SupportsPushDownAggregates, SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownRequiredColumns, SupportsPushDownTopN}
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
@@ -13,13 +14,14 @@ import io.indextables.spark.transaction.Snapshot
 /**
  * Negotiates pushdown for one query on the driver, then plans its scan by one [[ReadRoute]].
  * Spark offers, in order, the filters ([[FilterPushdown]]: partition pruning, min/max data
- * skipping, one native query per split variant), the required columns, a LIMIT, and an
- * aggregation ([[AggregatePushdown]]); [[build]] decides the route ([[ReadRoute.decide]]) and
+ * skipping, one native query per split variant), an aggregation ([[AggregatePushdown]]), a
+ * LIMIT or a top-k (an `ORDER BY _score DESC LIMIT k`, [[Ranking.topN]]), and the required
+ * columns; [[build]] decides the route ([[ReadRoute.decide]]) and
  * the route builds the Scan. Filters that are not matched exactly are handed back to Spark, so
  * pushdown never changes an answer; an aggregate is taken only when the native query is
  * exactly the filter.
  *
- * What Spark offered is kept in four fields, each set by one of its calls.
+ * What Spark offered is kept in five fields, each set by one of its calls.
  *
  * @param opts        the read's resolved settings; its options also configure file access
  * @param mixedFilter the IndexQuery tree the Catalyst rule planned for this relation, if any
@@ -33,7 +35,7 @@ final class IndexTables4SparkScanBuilder(
     mixedFilter: Option[MixedBooleanFilter],
     latest: Option[Snapshot] = None)
     extends ScanBuilder with SupportsPushDownFilters with SupportsPushDownRequiredColumns
-    with SupportsPushDownLimit with SupportsPushDownAggregates {
+    with SupportsPushDownLimit with SupportsPushDownAggregates with SupportsPushDownTopN {
 
   private val table = ScanTable(tablePath, snapshot, opts, mixedFilter, latest)
 
@@ -42,6 +44,7 @@ final class IndexTables4SparkScanBuilder(
   // Spark calls pushFilters only when a filter is left for it; the IndexQuery tree may be all.
   private var offered: Option[FilterPushdown] = None
   private var aggregate: Option[ReadRoute.AggregateRoute] = None
+  private var topN: Option[TopN] = None
 
   /** What the filters came to: those Spark offered, or none when it offered none. */
   private def filters: FilterPushdown = offered.getOrElse {
@@ -61,6 +64,15 @@ final class IndexTables4SparkScanBuilder(
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 
   override def pushLimit(n: Int): Boolean = { limit = Some(n); true }
+
+  /** Takes an `ORDER BY _score DESC [, ...] LIMIT k` over an IndexQuery ([[Ranking.topN]]). */
+  override def pushTopN(orders: Array[SortOrder], k: Int): Boolean = {
+    topN = if (aggregate.isDefined) None else Ranking.topN(table, filters, orders, k)
+    topN.isDefined
+  }
+
+  /** Spark keeps its sort and limit unless the top-k is answered on the driver, in order. */
+  override def isPartiallyPushed(): Boolean = !topN.exists(_.onDriver)
 
   /**
    * True when the log, or the splits' aggregations run on the driver, answer `aggregation`
@@ -85,7 +97,7 @@ final class IndexTables4SparkScanBuilder(
 
   override def build(): Scan = {
     CompanionStaleness.check(table)
-    val in = ScanInputs(table, filters, required, limit)
+    val in = ScanInputs(table, filters, required, limit, topN)
     val route = ReadRoute.decide(in, aggregate)
     // A log-answered aggregate reads no file: its answer holds whatever was purged.
     if (!route.isInstanceOf[ReadRoute.LogAnswered]) table.checkNotPurged(in.kept)

@@ -29,6 +29,8 @@ import io.indextables.spark.util.SerializableHadoopConf
  * @param requireAggregatePushdown whether an aggregate Spark must compute over this scan's
  *                       rows fails planning (`spark.indextables.read.requireAggregatePushdown`)
  * @param metadataColumns the [[MetadataColumns]] the scan reads
+ * @param scoring        the table-wide BM25 statistics of the query's text clauses (the JSON of
+ *                       a `rank.RankStatistics`), when the scan computes `_score`
  */
 final case class ReadPlan(
     tablePath: String,
@@ -46,7 +48,8 @@ final case class ReadPlan(
     diskCache: Option[SplitCaches.DiskCache] = None,
     parquetRoot: Option[String] = None,
     parquetPathsFromDirectory: Boolean = false,
-    metadataColumns: Set[String] = Set.empty)
+    metadataColumns: Set[String] = Set.empty,
+    scoring: Option[String] = None)
 
 /**
  * The pushed query as splits of one doc mapping answer it.
@@ -56,11 +59,13 @@ final case class ReadPlan(
  *                     tagged as holding over-long tokens
  * @param dataFields   the columns Spark asked for that these splits store (the others, absent
  *                     or index-only, read as NULL)
+ * @param scoreQueryJson the IndexQuery tree alone, whose text clauses `_score` ranks by
  */
 final case class ReadVariant(
     queryAstJson: Option[String],
     queryWithoutTokensJson: Option[String],
-    dataFields: Seq[IndexedField])
+    dataFields: Seq[IndexedField],
+    scoreQueryJson: Option[String] = None)
 
 /**
  * One split to read, with what the log knows of it, and its [[ReadVariant]] (an index).
@@ -71,6 +76,8 @@ final case class ReadVariant(
  * @param keyMins the log's minimum of each string column a pushed aggregation groups by (none
  *                for other reads): it tells whether a sentinel key is free for NULLs
  * @param deletionVector the split's deleted docs, which every read leaves out
+ * @param ranked  for a pushed top-k by `_score`, the split's winners: only they are read, in
+ *                their order, without a search
  */
 final case class SplitInputPartition(
     path: String,
@@ -85,7 +92,8 @@ final case class SplitInputPartition(
     keyMins: Map[String, String] = Map.empty,
     companionFiles: Seq[String] = Nil,
     companionSizes: Map[String, Long] = Map.empty,
-    deletionVector: Option[DeletionVectorDescriptor] = None) {
+    deletionVector: Option[DeletionVectorDescriptor] = None,
+    ranked: Option[RankedHits] = None) {
 
   /** Whether the split's rows live in Parquet files (the companion layout). */
   def companion: Boolean = companionFiles.nonEmpty

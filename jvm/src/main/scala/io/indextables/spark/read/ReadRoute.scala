@@ -38,6 +38,11 @@ private[read] object ReadRoute {
       DriverSearch.scan(in).getOrElse(IndexTables4SparkScan.plan(in, None))
   }
 
+  /** A pushed top-k by `_score`: the table's best rows only are read ([[Ranking]]). */
+  final case class Ranked(topN: TopN) extends ReadRoute {
+    def scan(in: ScanInputs): Scan = Ranking.scan(in, topN)
+  }
+
   /** A companion table's Parquet files, read by Spark's reader; `reason` shows in EXPLAIN. */
   final case class Parquet(reason: String) extends ReadRoute {
     def scan(in: ScanInputs): Scan = CompanionParquetScan.plan(in, reason)
@@ -67,13 +72,14 @@ private[read] object ReadRoute {
   }
 
   /**
-   * The route of a scan: an aggregation's route when one was taken; else for a companion table
+   * The route of a scan: an aggregation's route when one was taken, a pushed top-k's; else for
+   * a companion table
    * with nothing for the index to do, the Parquet files, when every kept split has them (and,
    * with deleted rows, docs in row order), and the scan reads the columns of its pushed IS NOT
    * NULL filters (which the Parquet route applies itself) and no metadata column; else a search.
    */
   def decide(in: ScanInputs, aggregate: Option[AggregateRoute]): ReadRoute =
-    aggregate.getOrElse {
+    aggregate.orElse(in.topN.map(Ranked)).getOrElse {
       in.filters.parquetReason.filter { _ =>
         // A split holding its own rows (which no companion table should have) is read by the
         // search route, where no row is left out; so is a split with deleted rows whose docs
@@ -88,13 +94,16 @@ private[read] object ReadRoute {
 
 /**
  * Everything a route plans its scan from: the table, what the filters came to, the columns
- * Spark asked for and a pushed LIMIT. Immutable.
+ * Spark asked for, a pushed LIMIT or top-k by `_score`, and for a top-k its selected splits
+ * and their winners (which are then all a search reads). Immutable.
  */
 private[read] final case class ScanInputs(
     table: ScanTable,
     filters: FilterPushdown,
     required: StructType,
-    limit: Option[Int]) {
+    limit: Option[Int],
+    topN: Option[TopN] = None,
+    selected: Option[Seq[SplitInputPartition]] = None) {
 
   def files: Seq[AddAction] = filters.files
   def kept: Seq[AddAction] = filters.kept
@@ -115,11 +124,16 @@ private[read] final case class ScanInputs(
   }
 
   /** The kept splits as read tasks take them, for a search or `aggregate`. */
-  def splits(aggregate: Option[AggregatePlan]): Seq[SplitInputPartition] = {
+  def splits(aggregate: Option[AggregatePlan]): Seq[SplitInputPartition] =
+    selected.getOrElse(splitsOf(kept, aggregate))
+
+  /** The splits `adds` as read tasks take them (variant 0 for a split the scan does not keep). */
+  def splitsOf(adds: Seq[AddAction], aggregate: Option[AggregatePlan])
+      : Seq[SplitInputPartition] = {
     // The string columns a pushed aggregation groups by: their log minimums go to the splits.
     val stringGroups = aggregate.toSeq.flatMap(_.dataGroups)
       .filter(g => g.bucket.isEmpty && g.dataType == StringType).map(_.name)
-    kept.map { a =>
+    adds.map { a =>
       // A path outside the table fails here, on the driver, before any task starts.
       TablePaths.resolve(snapshot.tablePath, a.path)
       SplitInputPartition(
@@ -131,7 +145,7 @@ private[read] final case class ScanInputs(
         a.footerEndOffset.getOrElse(0L),
         snapshot.docMappingFor(a),
         table.hasLongTokens(a),
-        filters.variants.ofSplit(a.path),
+        filters.variants.ofSplit.getOrElse(a.path, 0),
         stringGroups.flatMap(c => a.minValues.flatMap(_.get(c)).map(c -> _)).toMap,
         companionFiles = a.companionSourceFiles.getOrElse(Nil),
         companionSizes = a.companionSizes,
@@ -142,17 +156,29 @@ private[read] final case class ScanInputs(
 
   /** What every task (or the driver) of a search or of `aggregate` shares. */
   def readPlan(aggregate: Option[AggregatePlan]): ReadPlan = {
+    val plan = unscoredPlan(aggregate)
+    // Scores are computed for a read of `_score` or a top-k by it, when there is a text clause.
+    val scores = aggregate.isEmpty && plan.variants.exists(_.scoreQueryJson.isDefined) &&
+      (topN.isDefined || plan.metadataColumns.contains(MetadataColumns.Score))
+    if (!scores) plan else plan.copy(scoring = Some(scoring))
+  }
+
+  // The table-wide statistics of the scan's text clauses, gathered once per planned scan.
+  private lazy val scoring: String = Ranking.statistics(this, unscoredPlan(None)).toJson
+
+  private def unscoredPlan(aggregate: Option[AggregatePlan]): ReadPlan = {
     val spark = SparkSession.active
     val opts = table.opts
-    val readVariants = filters.variants.schemas.zip(filters.translations).map {
-      case ((schema, _), (q, noTokens)) =>
+    val readVariants = filters.variants.schemas.zip(filters.translations).zipWithIndex.map {
+      case (((schema, _), (q, noTokens)), i) =>
         ReadVariant(
           q,
           noTokens,
           if (aggregate.isDefined) Nil
           // As Spark asked for each column: a struct may come pruned to the fields it needs.
           else required.fields.toSeq.flatMap(f =>
-            schema.field(f.name).map(_.copy(dataType = f.dataType))).filter(_.stored)
+            schema.field(f.name).map(_.copy(dataType = f.dataType))).filter(_.stored),
+          filters.scoreQueries(i)
         )
     }
     ReadPlan(

@@ -1,12 +1,10 @@
 package io.indextables.spark.read.aggregate
 
-import java.util.concurrent.{ConcurrentLinkedQueue, Executors}
+import java.util.concurrent.ConcurrentLinkedQueue
 
 import scala.collection.JavaConverters._
 
 import scala.collection.mutable
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration.Duration
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
@@ -16,7 +14,7 @@ import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.read.{ReadPlan, ScanInputs, SplitInputPartition}
+import io.indextables.spark.read.{DriverThreads, ReadPlan, ScanInputs, SplitInputPartition}
 
 /**
  * A pushed aggregation over few splits, answered completely on the driver: each split's
@@ -69,7 +67,7 @@ final case class DriverAggregate(
     // as they come, so merging overlaps the native work; the threads' few groups are merged at
     // the end.
     val unread = new ConcurrentLinkedQueue[SplitInputPartition](splits.asJava)
-    val perThread = DriverAggregate.inParallel(0 until math.min(threads, splits.size)) { _ =>
+    val perThread = DriverThreads.workers(math.min(threads, splits.size)) {
       val merged = new Merged(plan)
       var split = unread.poll()
       while (split != null) {
@@ -131,16 +129,6 @@ object DriverAggregate {
     case Seq(i) => plan.metrics(i).outputType
     case other => throw IndexTablesErrors.internalError(s"aggregate outputs $other")
   }
-
-  /** `f` of each item, each on its own thread of a pool made for the call. */
-  private def inParallel[A, B](items: Seq[A])(f: A => B): Seq[B] =
-    if (items.size <= 1) items.map(f)
-    else {
-      val pool = Executors.newFixedThreadPool(items.size)
-      implicit val ec: ExecutionContext = ExecutionContext.fromExecutorService(pool)
-      try Await.result(Future.sequence(items.map(i => Future(f(i)))), Duration.Inf)
-      finally pool.shutdown()
-    }
 }
 
 /** Partial rows merged by group key: each metric's partials combined as Spark would. */

@@ -1,0 +1,250 @@
+package io.indextables.spark.read
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.read.Scan
+
+import io.indextables.spark.rank.{RankStatistics, TermStat}
+import io.indextables.spark.read.aggregate.IndexTables4SparkDriverScan
+import io.indextables.spark.util.BoundedCache
+
+/**
+ * One split's rows of a pushed top-k by `_score`: their addresses (segment << 32 | doc), best
+ * first, and their scores (NaN where no text clause matched the row: its `_score` is NULL).
+ */
+final case class RankedHits(addresses: Array[Long], scores: Array[Float]) {
+  def size: Int = addresses.length
+}
+
+/**
+ * A pushed `ORDER BY _score DESC [NULLS LAST] [, more keys] LIMIT k`.
+ *
+ * @param more     other sort keys follow `_score`: every row tied with the k-th score is kept,
+ *                 and Spark orders them (the sort is then only partially pushed)
+ * @param onDriver the top-k is answered on the driver, in its order, and Spark drops its own
+ *                 sort and limit (the sort is completely pushed)
+ */
+private[read] final case class TopN(k: Int, more: Boolean, onDriver: Boolean) {
+  def describe: String =
+    s"PushedTopN: _score DESC LIMIT $k${if (more) " (ties kept for the later sort keys)" else ""}"
+}
+
+/**
+ * Ranked search: the `_score` column, and the top-k by it, on the splits' BM25 with the
+ * table's statistics, as Elasticsearch's `dfs_query_then_fetch` ranks across shards.
+ *
+ *  - Statistics ([[statistics]]): the document count, each field's token count and each query
+ *    term's document frequency, summed over every live split of the snapshot (not only those
+ *    the scan keeps: a row's score does not depend on which split holds it, how the table was
+ *    appended to or merged, or which splits a filter pruned). Each split's are computed once
+ *    per JVM by the native ranker ([[RankedSplits]]).
+ *  - Scores: each split's BM25 of the IndexQuery tree alone, computed with those statistics.
+ *    Spark's other filters select rows but add nothing to a score; a row no text clause
+ *    matched has a NULL `_score`.
+ *  - Top-k ([[select]]), on the driver: each kept split's own best `k` (the native ranker's
+ *    top-k when the tree alone selects the rows; else every match scored and the best kept),
+ *    merged into the table's best `k`, ties broken by split path and address, so a query
+ *    returns the same rows in the same order every time. Only the winners are then read: on
+ *    the driver when they are few ([[DriverSearch.mayAnswer]]), else by tasks.
+ */
+private[read] object Ranking {
+
+  /**
+   * The top-k `orders` and `limit` ask for, when this scan can push it: the first key is
+   * `_score` descending with NULLs last (Spark's default for DESC), the query has an IndexQuery
+   * to score by, and no data column is named `_score`. Otherwise Spark sorts.
+   */
+  def topN(table: ScanTable, filters: FilterPushdown, orders: Array[SortOrder], limit: Int)
+      : Option[TopN] = {
+    val byScore = orders.headOption.exists { o =>
+      o.direction == SortDirection.DESCENDING && o.nullOrdering == NullOrdering.NULLS_LAST &&
+      (o.expression match {
+        case r: NamedReference => r.fieldNames.toSeq == Seq(MetadataColumns.Score)
+        case _ => false
+      })
+    }
+    if (!byScore || limit <= 0 || table.mixedFilter.isEmpty ||
+      table.schema.fieldNames.contains(MetadataColumns.Score)) None
+    else {
+      val more = orders.length > 1
+      Some(TopN(limit, more, !more && DriverSearch.mayAnswer(table, filters.kept.size, limit)))
+    }
+  }
+
+  // Parsed statistics by their JSON, as every reader of one scan gets the same.
+  private val parsed = new BoundedCache[String, RankStatistics](64)
+
+  def statisticsOf(json: String): RankStatistics =
+    parsed.getOrElseUpdate(json)(RankStatistics.fromJson(json))
+
+  /**
+   * The table-wide statistics of the text clauses of `plan`'s variants, over every live split
+   * of `in`'s snapshot. A split is given each distinct tree; its terms are counted once.
+   */
+  def statistics(in: ScanInputs, plan: ReadPlan): RankStatistics = {
+    val queries = plan.variants.flatMap(_.scoreQueryJson).distinct
+    val splits = in.splitsOf(in.table.snapshot.allFiles, None)
+    val perSplit = DriverThreads.map(splits, threads) { s =>
+      queries.map(q => RankedSplits.statisticsOf(plan, s, q)).reduceOption(union)
+        .getOrElse(RankStatistics.empty)
+    }
+    perSplit.foldLeft(RankStatistics.empty)(_ + _)
+  }
+
+  /** One split's statistics for several queries: each term once (they are the same split's). */
+  private def union(a: RankStatistics, b: RankStatistics): RankStatistics = {
+    val terms = (a.terms ++ b.terms).groupBy(t => (t.field, t.term)).values.map(_.head).toSeq
+    a.copy(
+      numDocs = math.max(a.numDocs, b.numDocs),
+      fieldTokens = a.fieldTokens ++ b.fieldTokens,
+      terms = terms.sortBy((t: TermStat) => (t.field, t.term)),
+      exact = a.exact && b.exact
+    )
+  }
+
+  private def threads: Int =
+    2 * org.apache.spark.sql.SparkSession.active.sparkContext.defaultParallelism
+
+  /**
+   * The splits of `in` holding the table's best `topN.k` rows by `_score` (with every row tied
+   * with the last, when later sort keys decide among them), each with its winners.
+   */
+  def select(in: ScanInputs, plan: ReadPlan, topN: TopN): Seq[SplitInputPartition] = {
+    val stats = plan.scoring.map(statisticsOf).getOrElse(RankStatistics.empty)
+    // The tree alone selects the rows: no other filter, so the ranker's own matches are the
+    // scan's (where its translation of the tree is exact, see `exact` below).
+    val treeAlone = in.filters.data.isEmpty && in.filters.post.isEmpty
+    val splits = in.splits(None)
+    val perSplit = DriverThreads.map(splits, threads)(s => best(plan, s, topN, stats, treeAlone))
+    val all = splits.indices.flatMap { i =>
+      val h = perSplit(i)
+      (0 until h.size).map(j => (i, h.addresses(j), h.scores(j)))
+    }
+    val ordered = all.sortWith { case ((i1, a1, s1), (i2, a2, s2)) =>
+      val c = compareScores(s1, s2)
+      if (c != 0) c < 0
+      else if (splits(i1).path != splits(i2).path) splits(i1).path < splits(i2).path
+      else a1 < a2
+    }
+    val winners = withTies(ordered, topN, (w: (Int, Long, Float)) => w._3)
+    winners.groupBy(_._1).toSeq.sortBy(_._1).map { case (i, ws) =>
+      splits(i).copy(ranked = Some(RankedHits(ws.map(_._2).toArray, ws.map(_._3).toArray)))
+    }
+  }
+
+  /** The global order of `selected`'s rows: (split index, position in its winners), best first. */
+  def order(selected: Seq[SplitInputPartition]): Seq[(Int, Int)] = {
+    val all = selected.indices.flatMap { i =>
+      val h = selected(i).ranked.get
+      (0 until h.size).map(j => (i, j, h.scores(j), h.addresses(j)))
+    }
+    all.sortWith { case ((i1, _, s1, a1), (i2, _, s2, a2)) =>
+      val c = compareScores(s1, s2)
+      if (c != 0) c < 0
+      else if (selected(i1).path != selected(i2).path) selected(i1).path < selected(i2).path
+      else a1 < a2
+    }.map(w => (w._1, w._2))
+  }
+
+  /** Best first: higher scores, then a score before none (NaN: the row's `_score` is NULL). */
+  private def compareScores(a: Float, b: Float): Int =
+    if (a.isNaN && b.isNaN) 0
+    else if (a.isNaN) 1
+    else if (b.isNaN) -1
+    else java.lang.Float.compare(b, a)
+
+  /** The first `k` of `ordered`, and with later sort keys every further row tied with the k-th. */
+  private def withTies[T](ordered: Seq[T], topN: TopN, score: T => Float): Seq[T] = {
+    val head = ordered.take(topN.k)
+    if (!topN.more || head.size < topN.k) head
+    else {
+      val last = score(head.last)
+      head ++ ordered.drop(topN.k).takeWhile(t => compareScores(score(t), last) == 0)
+    }
+  }
+
+  /**
+   * One split's best rows: the native ranker's top-k (asked for as many more as the split has
+   * deleted docs, which are then left out) where the tree alone selects the rows and the
+   * ranker's translation of it is exact; else every row the scan's query matches, scored, the
+   * best kept.
+   */
+  private def best(
+      plan: ReadPlan,
+      split: SplitInputPartition,
+      topN: TopN,
+      stats: RankStatistics,
+      treeAlone: Boolean): RankedHits = {
+    val query = plan.variants(split.variant).scoreQueryJson
+    val exact = treeAlone && !topN.more &&
+      query.exists(q => RankedSplits.statisticsOf(plan, split, q).exact)
+    if (exact) {
+      val q = query.get
+      val deleted = DeletionVectors.of(plan, split)
+      val want = (topN.k.toLong + deleted.fold(0L)(_.getLongCardinality)).min(Int.MaxValue).toInt
+      val top = RankedSplits.withIndex(plan, split)(i =>
+        RankedSplits.ranked(split, q)(i.topK(q, stats, want)))
+      val keep = (0 until top.addresses.length).filter { j =>
+        deleted.forall { d =>
+          val a = top.addresses(j)
+          if ((a >>> 32) != 0) throw io.indextables.spark.IndexTablesErrors
+            .splitNotSingleSegment(split.path)
+          !d.contains(a.toInt)
+        }
+      }.take(topN.k)
+      RankedHits(keep.map(top.addresses).toArray, keep.map(top.scores).toArray)
+    } else {
+      val reader = new IndexTables4SparkPartitionReader(plan.copy(limit = None), split)
+      val hits =
+        try reader.scoredHits()
+        finally reader.close()
+      val ordered = (0 until hits.size).sortWith { (x, y) =>
+        val c = compareScores(hits.scores(x), hits.scores(y))
+        if (c != 0) c < 0 else hits.addresses(x) < hits.addresses(y)
+      }
+      val kept = withTies(ordered, topN, (j: Int) => hits.scores(j))
+      RankedHits(kept.map(hits.addresses).toArray, kept.map(hits.scores).toArray)
+    }
+  }
+
+  /**
+   * Each row's score of `scored` (the native ranker's matches of a split, in any order) for
+   * the hits (`segments`, `docs`): NaN where the ranker did not match the row.
+   */
+  def lookup(
+      scoredAddresses: Array[Long],
+      scoredValues: Array[Float],
+      segments: Array[Int],
+      docs: Array[Int]): Array[Float] = {
+    val order = (0 until scoredAddresses.length).sortBy(scoredAddresses(_)).toArray
+    val sorted = order.map(scoredAddresses)
+    Array.tabulate(docs.length) { i =>
+      val a = (segments(i).toLong << 32) | (docs(i).toLong & 0xffffffffL)
+      val at = java.util.Arrays.binarySearch(sorted, a)
+      if (at >= 0) scoredValues(order(at)) else Float.NaN
+    }
+  }
+
+  /** The scan of a pushed top-k: the winners read on the driver, in order, or by tasks. */
+  def scan(in: ScanInputs, topN: TopN): Scan = {
+    val plan = in.readPlan(None)
+    val selected = select(in, plan, topN)
+    if (topN.onDriver) {
+      val rows: Seq[Seq[InternalRow]] = DriverThreads.map(selected, threads) { s =>
+        val reader = new IndexTables4SparkPartitionReader(plan, s)
+        try {
+          val out = Seq.newBuilder[InternalRow]
+          while (reader.next()) out += reader.get()
+          out.result()
+        } finally reader.close()
+      }
+      val ordered = order(selected).map { case (i, j) => rows(i)(j) }
+      new IndexTables4SparkDriverScan(
+        ordered,
+        plan.readSchema,
+        s"${IndexTables4SparkScan.pushed(in, plan, None)}, AnsweredOnDriver: true " +
+          s"(${ordered.size} rows), Splits: ${selected.size}/${in.files.size}, Tasks: 0"
+      )
+    } else IndexTables4SparkScan.plan(in.copy(selected = Some(selected)), None)
+  }
+}
