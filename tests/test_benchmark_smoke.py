@@ -170,6 +170,20 @@ def test_deletes_benchmark_smoke(tmp_path: Path) -> None:
     assert (out / "deletes.md").read_text().startswith("# DELETE through deletion vectors")
 
 
+def test_ranked_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/ranked.py on a tiny table of two appends, in its own process: on both
+    layouts the pushed top-k by `_score` equals Spark's over Parquet with the scores
+    precomputed (the script exits 1 otherwise), answered on the driver."""
+    out = tmp_path / "bench-ranked"
+    _run_script("ranked.py", ["--rows", "6000", "--appends", "2", "--runs", "1"], out)
+    result = json.loads((out / "ranked.json").read_text())
+    assert result["mismatches"] == []
+    assert set(result["layouts"]) == {"splits", "companion"}
+    for r in result["layouts"].values():
+        assert r["pushed_top_n"] and r["answered_on_driver"] and r["median_s"] > 0
+    assert (out / "ranked.md").read_text().startswith("# Ranked search")
+
+
 def test_aggregates_benchmark_smoke(tmp_path: Path) -> None:
     """tests/benchmarks/aggregates.py on a tiny table of three appends, in its own process (it
     owns its session): every query gives Parquet's answer, and the pushed ones ship no more
