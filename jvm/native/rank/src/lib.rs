@@ -6,6 +6,7 @@
 //! `java.lang.RuntimeException`; nothing here aborts the JVM.
 
 mod ast;
+mod snippet;
 mod stats;
 
 use std::any::Any;
@@ -15,13 +16,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use jni::objects::{JObject, JString};
-use jni::sys::{jint, jlong, jobjectArray, jstring};
+use jni::sys::{jboolean, jint, jlong, jobjectArray, jstring, JNI_FALSE};
 use jni::JNIEnv;
 use tantivy::collector::{Collector, SegmentCollector, TopDocs};
 use tantivy::query::{EnableScoring, Query};
 use tantivy::tokenizer::{
     Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
-    WhitespaceTokenizer,
+    TokenizerManager, WhitespaceTokenizer,
 };
 use tantivy::{DocId, Index, IndexReader, ReloadPolicy, Score, Searcher, SegmentReader};
 
@@ -79,7 +80,12 @@ fn open_index(dir: &str) -> Result<jlong, String> {
 /// one drops tokens of 255 bytes or more (tantivy's "default" and "en_stem": 40, its "raw":
 /// none), and "whitespace" does not lowercase (although the index was written lowercased).
 fn register_query_tokenizers(index: &Index) {
-    let manager = index.tokenizers();
+    register_query_tokenizers_in(index.tokenizers());
+}
+
+/// [`register_query_tokenizers`] into any tokenizer manager (highlights use them without an
+/// index).
+pub(crate) fn register_query_tokenizers_in(manager: &TokenizerManager) {
     for name in ["default", "simple"] {
         manager.register(
             name,
@@ -350,5 +356,48 @@ pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_scoreAll<'
         let stats = jstr(env, &stats_json, "the statistics JSON")?;
         let hits = score_all(&ranked, &ast, &stats)?;
         hits_to_java(env, &hits)
+    })
+}
+
+/// `snippet(tokenizer, field, astJson, text, maxChars, preTag, postTag, escapeHtml)`: the
+/// highlighted fragment of `text` as a value of `field`, or null when nothing of it matched
+/// (snippet.rs, docs/highlights.md).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_snippet<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    tokenizer: JString<'l>,
+    field: JString<'l>,
+    ast_json: JString<'l>,
+    text: JString<'l>,
+    max_chars: jint,
+    pre_tag: JString<'l>,
+    post_tag: JString<'l>,
+    escape_html: jboolean,
+) -> jstring {
+    guarded(&mut env, "snippet", std::ptr::null_mut(), |env| {
+        if max_chars < 0 {
+            return Err(format!("snippet needs maxChars >= 0, got {max_chars}"));
+        }
+        let tokenizer = jstr(env, &tokenizer, "the tokenizer")?;
+        let field = jstr(env, &field, "the field")?;
+        let ast = jstr(env, &ast_json, "the query AST")?;
+        let text = jstr(env, &text, "the text")?;
+        let pre_tag = jstr(env, &pre_tag, "the pre tag")?;
+        let post_tag = jstr(env, &post_tag, "the post tag")?;
+        let render = snippet::Render {
+            max_chars: max_chars as usize,
+            pre_tag: &pre_tag,
+            post_tag: &post_tag,
+            escape_html: escape_html != JNI_FALSE,
+        };
+        match snippet::snippet(&tokenizer, &field, &ast, &text, &render)? {
+            None => Ok(std::ptr::null_mut()),
+            Some(s) => env
+                .new_string(s)
+                .map(|s| s.into_raw())
+                .map_err(|e| format!("cannot return the snippet: {e}")),
+        }
     })
 }
