@@ -656,6 +656,22 @@ object IndexTablesErrors {
   def bucketFunctionArguments(function: String, problem: String): IndexTablesException =
     error("INDEXTABLES_BUCKET_FUNCTION_ARGUMENTS", s"$function: $problem.")
 
+  /** `indextables_snippet` called with arguments it cannot take (`problem` names the one). */
+  def snippetArguments(problem: String): IndexTablesException =
+    error(
+      "INDEXTABLES_SNIPPET_ARGUMENTS",
+      s"indextables_snippet: $problem. It takes (column, 'query'[, 'pre_tag', 'post_tag'[, " +
+        "max_chars[, 'encoder']]]), every argument after the column a literal."
+    )
+
+  /** `indextables_snippet` over `column`, whose type `dataType` is not a string. */
+  def snippetNotString(column: String, dataType: DataType): IndexTablesException =
+    error(
+      "INDEXTABLES_SNIPPET_NOT_STRING",
+      s"indextables_snippet highlights a string column, but $column is of type " +
+        s"${dataType.sql}. Highlight a string (or text) column."
+    )
+
   def indexQueryNotLiteral(function: String, argument: String): IndexTablesException =
     error(
       "INDEXTABLES_INDEXQUERY_NOT_LITERAL",

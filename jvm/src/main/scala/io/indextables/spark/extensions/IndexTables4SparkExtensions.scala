@@ -2,8 +2,8 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, V2IndexQueryExpressionRule}
-import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, SnippetPreparation, V2IndexQueryExpressionRule}
+import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions, SnippetFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
 /**
@@ -16,6 +16,7 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectParser((_, delegate) => new IndexTables4SparkSqlParser(delegate))
     IndexQueryFunctions.all.foreach(extensions.injectFunction)
     BucketFunctions.all.foreach(extensions.injectFunction)
+    extensions.injectFunction(SnippetFunctions.function)
 
     // Analyzer
     extensions.injectResolutionRule { session =>
@@ -24,6 +25,7 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule(IndexTablesInsertByPosition)
     extensions.injectResolutionRule(_ => IndexTablesRowLevelResolution)
     extensions.injectResolutionRule(_ => IndexTablesDmlCommand.Wrap)
+    extensions.injectResolutionRule(_ => SnippetPreparation)
 
     // Optimizer
     extensions.injectOptimizerRule { session =>

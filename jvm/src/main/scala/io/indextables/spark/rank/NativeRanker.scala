@@ -31,6 +31,22 @@ final class NativeRankerLib {
 
   /** `Array(long[] addresses, float[] scores)`: every doc the query matches, in any order. */
   @native def scoreAll(handle: Long, astJson: String, statsJson: String): Array[AnyRef]
+
+  /**
+   * The best fragment of `text`, a value of `field` cut by `tokenizer`, at most `maxChars`
+   * characters (0: all of it), with what `astJson` matched in it between `preTag` and
+   * `postTag`, the text escaped for HTML when `escapeHtml`; null when the value does not match
+   * the query's clauses on `field` or matches them without a term to mark (docs/highlights.md).
+   */
+  @native def snippet(
+      tokenizer: String,
+      field: String,
+      astJson: String,
+      text: String,
+      maxChars: Int,
+      preTag: String,
+      postTag: String,
+      escapeHtml: Boolean): String
 }
 
 object NativeRanker {
@@ -54,6 +70,21 @@ object NativeRanker {
     System.load(file.toAbsolutePath.toString)
     new NativeRankerLib
   }
+
+  /**
+   * [[NativeRankerLib.snippet]]: the highlighted fragment of `text`, or None when nothing of it
+   * matched. Needs no index: the query is evaluated against the value itself.
+   */
+  def snippet(
+      tokenizer: String,
+      field: String,
+      astJson: String,
+      text: String,
+      maxChars: Int,
+      preTag: String,
+      postTag: String,
+      escapeHtml: Boolean): Option[String] =
+    Option(lib.snippet(tokenizer, field, astJson, text, maxChars, preTag, postTag, escapeHtml))
 
   private[rank] def scored(result: Array[AnyRef]): ScoredDocs =
     ScoredDocs(
