@@ -1,4 +1,4 @@
-"""IndexQuery predicates as PySpark Columns, for ``df.filter(...)``.
+"""IndexQuery predicates (for ``df.filter``), bucket functions and highlights as Columns.
 
 Each function builds a call of the SQL function the plugin's extensions register (the same one
 the SQL operators are rewritten to), so a Column here and the SQL form are one expression: the
@@ -29,6 +29,12 @@ the splits' own aggregations; over anything else Spark computes the same buckets
 
 A NULL value gets the NULL bucket. Bad arguments fail analysis with error class
 ``INDEXTABLES_BUCKET_FUNCTION_ARGUMENTS``.
+
+Highlights, for SELECT (docs/highlights.md):
+
+- ``snippet(col, query, pre_tag="<b>", post_tag="</b>", max_chars=150, encoder="default")``:
+  the best fragment of a string column with what the query matched in it marked, or NULL when
+  nothing of it matched; SQL ``indextables_snippet``.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ __all__ = [
     "indextables_histogram",
     "indextables_range",
     "score",
+    "snippet",
     "textsearch",
 ]
 
@@ -59,6 +66,7 @@ INDEXQUERY_FUNCTION: Final[str] = "tantivy4spark_indexquery"
 INDEXQUERY_ALL_FUNCTION: Final[str] = "tantivy4spark_indexqueryall"
 TEXTSEARCH_FUNCTION: Final[str] = "tantivy4spark_textsearch"
 FIELDMATCH_FUNCTION: Final[str] = "tantivy4spark_fieldmatch"
+SNIPPET_FUNCTION: Final[str] = "indextables_snippet"
 
 
 def indexquery(col: ColumnOrName, query: str) -> Column:
@@ -100,16 +108,54 @@ def score() -> Column:
     return F.col("_score")
 
 
+def snippet(
+    col: ColumnOrName,
+    query: str,
+    pre_tag: str = "<b>",
+    post_tag: str = "</b>",
+    max_chars: int = 150,
+    encoder: str = "default",
+) -> Column:
+    """The best fragment of the string column `col` with what the tantivy `query` matched in it
+    between `pre_tag` and `post_tag`, as Elasticsearch's highlighter returns it: NULL when
+    nothing of the value matched (or it is NULL).
+
+    The fragment has at most `max_chars` characters (0: the whole value). Marked is exactly what
+    matched, cut as the column is indexed (an ``en_stem`` column's ``running`` marks ``runs``):
+    a phrase's occurrences, not its words elsewhere; not a ``NOT`` clause's terms. The text is
+    returned as it is, unless `encoder` is ``"html"``: then it is HTML-escaped (not the tags).
+    SQL: ``indextables_snippet(col, 'query', '<b>', '</b>', 150, 'default')``.
+
+    >>> df.filter(indexquery("message", "timeout")).select(snippet("message", "timeout"))
+    """
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool):
+        raise TypeError(f"snippet: max_chars must be an int, got {type(max_chars).__name__}")
+    for name, value in (("pre_tag", pre_tag), ("post_tag", post_tag), ("encoder", encoder)):
+        if not isinstance(value, str):
+            raise TypeError(f"snippet: {name} must be a str, got {type(value).__name__}")
+    return F.call_function(
+        SNIPPET_FUNCTION,
+        _as_column("snippet", col),
+        F.lit(_query("snippet", query)),
+        F.lit(pre_tag),
+        F.lit(post_tag),
+        F.lit(max_chars),
+        F.lit(encoder),
+    )
+
+
 def _column_call(function: str, name: str, col: ColumnOrName, query: str) -> Column:
+    return F.call_function(function, _as_column(name, col), F.lit(_query(name, query)))
+
+
+def _as_column(name: str, col: object) -> Column:
     if isinstance(col, str):
-        column = F.col(col)
-    elif isinstance(col, Column):
-        column = col
-    else:
-        raise TypeError(
-            f"{name}: col must be a Column or a column name (str), got {type(col).__name__}"
-        )
-    return F.call_function(function, column, F.lit(_query(name, query)))
+        return F.col(col)
+    if isinstance(col, Column):
+        return col
+    raise TypeError(
+        f"{name}: col must be a Column or a column name (str), got {type(col).__name__}"
+    )
 
 
 def _query(name: str, query: object) -> str:
