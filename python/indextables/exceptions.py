@@ -121,7 +121,8 @@ class SchemaMismatchError(IndexTablesError, AnalysisException):
 
 class InvalidQueryError(IndexTablesError, AnalysisException):
     """An IndexQuery that is malformed or cannot be answered where it stands
-    (``INDEXTABLES_INVALID_INDEXQUERY`` and every ``INDEXTABLES_INDEXQUERY_*``)."""
+    (``INDEXTABLES_INVALID_INDEXQUERY``, every ``INDEXTABLES_INDEXQUERY_*``, and a bad
+    ``indextables_snippet`` call: ``INDEXTABLES_SNIPPET_ARGUMENTS``, ``_SNIPPET_NOT_STRING``)."""
 
 
 class TimeTravelError(IndexTablesError, AnalysisException):
@@ -175,6 +176,8 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_PARTITIONING_MISMATCH": SchemaMismatchError,
         "INDEXTABLES_PARTITION_COLUMN_MISSING": SchemaMismatchError,
         "INDEXTABLES_INVALID_INDEXQUERY": InvalidQueryError,
+        "INDEXTABLES_SNIPPET_ARGUMENTS": InvalidQueryError,
+        "INDEXTABLES_SNIPPET_NOT_STRING": InvalidQueryError,
         "INDEXTABLES_VERSION_NOT_FOUND": TimeTravelError,
         "INDEXTABLES_VERSION_REMOVED": TimeTravelError,
         "INDEXTABLES_SPLIT_PURGED": TimeTravelError,
