@@ -72,7 +72,7 @@ def _close(a: float, b: float, rel: float = 1e-4) -> bool:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    out: Path = args.out
+    out: Path = args.out.resolve()
     data = out / "data"
     if data.exists():
         shutil.rmtree(data)
