@@ -1,11 +1,13 @@
-//! indextables_rank: BM25 ranking over a tantivy index extracted from a Quickwit split, with
-//! statistics the caller supplies (table-wide), called from the JVM through JNI
-//! (`io.indextables.spark.rank.NativeRankerLib`). See docs/ranking-native.md.
+//! indextables_rank: BM25 ranking over a Quickwit split (the split file itself, read-only and
+//! mapped, or a tantivy index extracted from it), with statistics the caller supplies
+//! (table-wide), called from the JVM through JNI (`io.indextables.spark.rank.NativeRankerLib`).
+//! See docs/ranking-native.md.
 //!
 //! Every entry point catches errors and panics and throws them as
 //! `java.lang.RuntimeException`; nothing here aborts the JVM.
 
 mod ast;
+mod bundle;
 mod snippet;
 mod stats;
 
@@ -54,12 +56,24 @@ fn lookup(handle: jlong) -> Result<Arc<Ranked>, String> {
 fn open_index(dir: &str) -> Result<jlong, String> {
     let index = Index::open_in_dir(dir)
         .map_err(|e| format!("cannot open the index directory {dir}: {e}"))?;
+    register(index, &format!("the index directory {dir}"))
+}
+
+/// Opens the split file at `path` as it is (read-only, mapped), without extracting it.
+fn open_split(path: &str) -> Result<jlong, String> {
+    let directory = bundle::BundleDirectory::open(std::path::Path::new(path))?;
+    let index = Index::open(directory).map_err(|e| format!("cannot open the split {path}: {e}"))?;
+    register(index, &format!("the split {path}"))
+}
+
+/// Opens a reader over `index` and registers it: its handle. `what` names it in errors.
+fn register(index: Index, what: &str) -> Result<jlong, String> {
     register_query_tokenizers(&index);
     let reader: IndexReader = index
         .reader_builder()
         .reload_policy(ReloadPolicy::Manual)
         .try_into()
-        .map_err(|e| format!("cannot open a reader over the index directory {dir}: {e}"))?;
+        .map_err(|e| format!("cannot open a reader over {what}: {e}"))?;
     let searcher = reader.searcher();
     let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
     let ranked = Arc::new(Ranked {
@@ -288,6 +302,19 @@ pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_open<'l>(
     guarded(&mut env, "open", 0, |env| {
         let dir = jstr(env, &dir, "the index directory")?;
         open_index(&dir)
+    })
+}
+
+/// `openSplit(path)`: the split file itself, read-only and mapped (bundle.rs); no extraction.
+#[no_mangle]
+pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_openSplit<'l>(
+    mut env: JNIEnv<'l>,
+    _this: JObject<'l>,
+    path: JString<'l>,
+) -> jlong {
+    guarded(&mut env, "openSplit", 0, |env| {
+        let path = jstr(env, &path, "the split path")?;
+        open_split(&path)
     })
 }
 

@@ -11,14 +11,22 @@ import io.indextables.spark.IndexTablesErrors
 
 /**
  * The JNI binding of the native ranker (jvm/native/rank, docs/ranking-native.md): BM25 over a
- * tantivy index extracted from a split, with statistics the caller supplies. Its methods are
- * the library's entry points, `Java_io_indextables_spark_rank_NativeRankerLib_<name>`; each
- * throws a `RuntimeException` naming what is at fault. Use it through [[RankedIndex]].
+ * split (the split file itself, or a tantivy index extracted from it), with statistics the
+ * caller supplies. Its methods are the library's entry points,
+ * `Java_io_indextables_spark_rank_NativeRankerLib_<name>`; each throws a `RuntimeException`
+ * naming what is at fault. Use it through [[RankedIndex]].
  */
 final class NativeRankerLib {
 
   /** Opens the index directory `dir`: a handle for the other methods, until [[close]]. */
   @native def open(dir: String): Long
+
+  /**
+   * Opens the split file at `path` as it is, read-only and memory-mapped, without extracting
+   * it: a handle as [[open]]'s. A damaged split (a footer or file table that does not fit the
+   * file, no `meta.json`) throws, naming the file.
+   */
+  @native def openSplit(path: String): Long
 
   /** Releases `handle`; a closed handle is ignored. */
   @native def close(handle: Long): Unit
@@ -176,7 +184,8 @@ final case class ScoredDocs(addresses: Array[Long], scores: Array[Float]) {
 }
 
 /**
- * A tantivy index directory (extracted from a split) opened by the native ranker. Thread-safe;
+ * A split opened by the native ranker: the split file itself ([[RankedIndex.openSplit]]) or a
+ * tantivy index directory extracted from one ([[RankedIndex.open]]). Thread-safe;
  * [[close]] is idempotent, and any use after it throws.
  */
 final class RankedIndex private (handle: Long) extends AutoCloseable {
@@ -209,4 +218,11 @@ object RankedIndex {
   /** Opens `dir`, a tantivy index directory (as `QuickwitSplit.extractSplit` writes one). */
   def open(dir: Path): RankedIndex =
     new RankedIndex(NativeRanker.lib.open(dir.toAbsolutePath.toString))
+
+  /**
+   * Opens the split file at `path` as it is (read-only, memory-mapped; no extraction, no copy).
+   * It must stay unchanged until [[RankedIndex.close]].
+   */
+  def openSplit(path: Path): RankedIndex =
+    new RankedIndex(NativeRanker.lib.openSplit(path.toAbsolutePath.toString))
 }

@@ -1,6 +1,7 @@
 package io.indextables.spark.rank
 
 import java.io.File
+import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
 import java.util.Base64
@@ -121,6 +122,26 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
   private lazy val all: Made = make("all", docs)
   private lazy val parts: Seq[Made] =
     (0 until 3).map(p => make(s"part$p", docs.filter(_.id % 3 == p)))
+
+  /** The three parts merged by tantivy4java (as MERGE SPLITS merges), and then extracted. */
+  private lazy val merged: Made = {
+    val split = new File(dir, "merged.split")
+    val work = new File(dir, "merge-work")
+    work.mkdirs()
+    val config = QuickwitSplit.MergeConfig.builder()
+      .indexUid("idx")
+      .sourceId("src")
+      .nodeId("node")
+      .tempDirectoryPath(work.getAbsolutePath)
+      .build()
+    val md = QuickwitSplit.mergeSplits(
+      parts.map(_.split.getAbsolutePath).asJava,
+      split.getAbsolutePath,
+      config)
+    val extracted = new File(dir, "merged-extracted")
+    QuickwitSplit.extractSplit(split.getAbsolutePath, extracted.getAbsolutePath)
+    Made("merged", null, split, extracted, md)
+  }
 
   private lazy val astSchema: Schema = schema()
 
@@ -482,6 +503,112 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("openSplit reads the split file itself exactly as open reads it extracted") {
+    val queries = Seq(
+      "timeout OR error",
+      "\"connection reset\"",
+      "\"connection reset\"~2",
+      "timeout AND error",
+      "timeout^2 OR error",
+      "title:running OR connection",
+      "timeout AND NOT host:h1",
+      "NOT host:h1",
+      "tag:Tag-1 OR peer",
+      "n:[1 TO 5] AND timeout",
+      "nothingmatches",
+      "*"
+    )
+    val splits = Seq(all, merged) ++ parts
+    // The table's statistics, summed over the parts opened as split files.
+    def tableStats(a: String): RankStatistics = {
+      val ixs = parts.map(p => RankedIndex.openSplit(p.split.toPath))
+      try ixs.map(_.statistics(a)).reduce(_ + _)
+      finally ixs.foreach(_.close())
+    }
+    splits.foreach { m =>
+      val fromFile = RankedIndex.openSplit(m.split.toPath)
+      val fromDir = RankedIndex.open(m.extracted.toPath)
+      try queries.foreach { q =>
+          val a = ast(q)
+          val clue = s"${m.name}: $q"
+          val own = fromFile.statistics(a)
+          assert(own === fromDir.statistics(a), clue)
+          Seq(own, RankStatistics.empty, tableStats(a)).foreach { stats =>
+            Seq(1, 5, 40).foreach { k =>
+              val f = fromFile.topK(a, stats, k)
+              val d = fromDir.topK(a, stats, k)
+              assert(f.addresses.toSeq === d.addresses.toSeq, s"$clue k=$k")
+              assert(f.scores.toSeq === d.scores.toSeq, s"$clue k=$k")
+            }
+            val f = pairs(fromFile.scoreAll(a, stats)).sortBy(_._1)
+            val d = pairs(fromDir.scoreAll(a, stats)).sortBy(_._1)
+            assert(f === d, clue)
+          }
+        }
+      finally {
+        fromFile.close()
+        fromDir.close()
+      }
+    }
+    // The merged split holds every doc, in one segment: ranked as the split of them all.
+    val a = ast("timeout OR error")
+    val (mergedIds, allIds) = Seq(merged, all).map { m =>
+      val top = withSplit(m)(ix => pairs(ix.topK(a, ix.statistics(a), 40)))
+      ids(m, top.map(_._1)).zip(top.map(_._2)).sortBy { case (id, s) => (-s, id) }
+    } match { case Seq(x, y) => (x, y) }
+    assert(mergedIds.map(_._1) === allIds.map(_._1))
+    assertScores(mergedIds.map(_._2), allIds.map(_._2), "merged vs all")
+    // Opening a split writes nothing next to it (no lock, no .managed.json).
+    assert(all.split.getParentFile.listFiles().forall(f =>
+      !f.getName.startsWith(".") && !f.getName.endsWith(".lock")))
+  }
+
+  test("openSplit on a damaged split throws a RuntimeException naming it, and the JVM goes on") {
+    val bytes = Files.readAllBytes(all.split.toPath)
+    def damaged(name: String, content: Array[Byte]): File = {
+      val f = new File(dir, s"damaged-$name.split")
+      Files.write(f.toPath, content)
+      f
+    }
+    def fails(f: File): String = {
+      val e = intercept[RuntimeException](RankedIndex.openSplit(f.toPath))
+      assert(e.getMessage != null)
+      assert(e.getMessage.contains(f.getName), e.getMessage)
+      e.getMessage
+    }
+    val footer = Footer(bytes)
+    assert(fails(new File(dir, "no-such.split")).contains("cannot open the split file"))
+    assert(fails(damaged("empty", Array.emptyByteArray)).contains("too few"))
+    // Truncated at several points: the footer no longer fits (never a crash).
+    Seq(1, 7, 100, bytes.length / 2, bytes.length - 5, bytes.length - 1).foreach { n =>
+      assert(fails(damaged(s"cut$n", bytes.take(n))).contains("damaged"), n)
+    }
+    // Trailing garbage shifts the footer.
+    assert(fails(damaged("tail", bytes ++ Array.fill[Byte](3)(7))).contains("damaged"))
+    val wrongMagic = bytes.clone()
+    wrongMagic(footer.metadataStart) = (wrongMagic(footer.metadataStart) ^ 0xff).toByte
+    assert(fails(damaged("magic", wrongMagic)).contains("magic"))
+    // A file table pointing past the data, not JSON, or without meta.json.
+    val outside = footer.withJson(footer.json.replaceFirst("\"end\": *\\d+", "\"end\": 99999999"))
+    assert(fails(damaged("outside", outside)).contains("outside the data"))
+    assert(fails(damaged("notjson", footer.withJson("{\"files\": {"))).contains("JSON"))
+    val noMeta = footer.withJson(footer.json.replace("\"meta.json\"", "\"meta.jsox\""))
+    assert(fails(damaged("nometa", noMeta)).contains("no meta.json"))
+    // A meta.json that is not tantivy's: tantivy's own error, with the split named.
+    val (metaStart, metaEnd) = footer.range("meta.json")
+    val badMeta = bytes.clone()
+    (metaStart until metaEnd).foreach(i => badMeta(i) = 'x'.toByte)
+    assert(fails(damaged("badmeta", badMeta)).contains("cannot open the split"))
+    // The JVM and the ranker go on.
+    withSplit(all)(ix => assert(ix.scoreAll(ast("timeout"), RankStatistics.empty).size > 0))
+  }
+
+  private def withSplit[T](m: Made)(f: RankedIndex => T): T = {
+    val ix = RankedIndex.openSplit(m.split.toPath)
+    try f(ix)
+    finally ix.close()
+  }
+
   test("RankStatistics: + sums by field and term, empty is its identity, JSON round-trips") {
     val a = RankStatistics(10, Map("msg" -> 100L), Seq(TermStat("msg", "dA==", 3)))
     val b = RankStatistics(
@@ -502,6 +629,37 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
 
 object NativeRankerSuite {
   private final case class Doc(id: Int, msg: String, host: String, title: String, n: Long)
+
+  /**
+   * A split's footer, parsed as SplitFileCheck parses it: `[data][magic, version, JSON][u32
+   * metadata length][hotcache][u32 hotcache length]`.
+   */
+  private final case class Footer(bytes: Array[Byte]) {
+    private def u32(at: Int): Int =
+      ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(at)
+    private val hotcacheLen = u32(bytes.length - 4)
+    private val hotcacheStart = bytes.length - 4 - hotcacheLen
+    private val metadataLen = u32(hotcacheStart - 4)
+    val metadataStart: Int = hotcacheStart - 4 - metadataLen
+    val json: String = new String(bytes, metadataStart + 8, metadataLen - 8, UTF_8)
+
+    /** The split with its file table replaced by `newJson`, all else kept. */
+    def withJson(newJson: String): Array[Byte] = {
+      val j = newJson.getBytes(UTF_8)
+      val out = ByteBuffer.allocate(bytes.length - metadataLen + 8 + j.length)
+        .order(ByteOrder.LITTLE_ENDIAN)
+      out.put(bytes, 0, metadataStart + 8).put(j).putInt(8 + j.length)
+      out.put(bytes, hotcacheStart, bytes.length - hotcacheStart)
+      out.array()
+    }
+
+    /** The byte range of the bundled file `name`. */
+    def range(name: String): (Int, Int) = {
+      val r = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).get("files")
+        .get(name)
+      (r.get("start").asInt, r.get("end").asInt)
+    }
+  }
 
   /** An index of docs, its split, and the split extracted into a directory. */
   private final case class Made(
