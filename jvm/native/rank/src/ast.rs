@@ -9,7 +9,7 @@
 //! itself: here it is replaced by a clause that adds nothing to a score and does not restrict
 //! (see [`Ctx`]), and the conversion is reported as not exact.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, Occur, PhraseQuery, Query,
     TermQuery,
@@ -17,6 +17,8 @@ use tantivy::query::{
 use tantivy::schema::{Field, FieldType, IndexRecordOption};
 use tantivy::tokenizer::TokenStream;
 use tantivy::{Index, Term};
+
+use crate::node::{self, FullText, MinimumShouldMatch, Obj};
 
 /// Where a node sits, which decides what replaces it when it cannot be converted here.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -40,12 +42,8 @@ pub struct Converted {
 /// Converts `json` (a query AST) against `index`. Errors are messages naming the fault: JSON
 /// that does not parse, or a node of a known type that is malformed.
 pub fn convert(index: &Index, json: &str) -> Result<Converted, String> {
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| format!("query AST is not valid JSON: {e}"))?;
-    let mut conv = Converter {
-        index,
-        replaced: 0,
-    };
+    let value = node::parse(json)?;
+    let mut conv = Converter { index, replaced: 0 };
     let node = conv.node(&value, Ctx::Optional, "$")?;
     let query = match node {
         Some(n) => n.simplify().into_query(),
@@ -121,6 +119,14 @@ fn remove_with_guard(nodes: &mut Vec<Node>, pred: fn(&Node) -> bool, stop_before
 }
 
 impl BoolNode {
+    /// Whether a `must` or `filter` clause matches nothing (so the whole node does).
+    fn required_has_none(&self) -> bool {
+        self.must
+            .iter()
+            .chain(self.filter.iter())
+            .any(Node::is_none)
+    }
+
     /// Quickwit's `TantivyBoolQuery::simplify`: the same match set and the same scores as
     /// Quickwit computes for the same AST.
     fn simplify(mut self) -> Node {
@@ -130,7 +136,7 @@ impl BoolNode {
         self.must_not = simplify_all(self.must_not);
         self.filter = simplify_all(self.filter);
 
-        if self.must.iter().chain(self.filter.iter()).any(Node::is_none) {
+        if self.required_has_none() {
             return Node::None;
         }
         if self.should.is_empty()
@@ -197,13 +203,14 @@ impl BoolNode {
         no_positive_so_far &= self.should.is_empty();
         remove_with_guard(&mut self.must_not, Node::is_none, no_positive_so_far);
 
-        if self.must.iter().chain(self.filter.iter()).any(Node::is_none) {
+        if self.required_has_none() {
             return Node::None;
         }
         if self.must_not.iter().any(Node::is_all) {
             return Node::None;
         }
-        let has_positive = !(self.must.is_empty() && self.should.is_empty() && self.filter.is_empty());
+        let has_positive =
+            !(self.must.is_empty() && self.should.is_empty() && self.filter.is_empty());
         if !has_positive {
             if self.minimum_should_match.unwrap_or(0) > 0 {
                 return Node::None;
@@ -235,7 +242,10 @@ impl BoolNode {
             }
         }
         for n in self.filter {
-            clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(n.into_query(), 0.0))));
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(n.into_query(), 0.0)),
+            ));
         }
         match self.minimum_should_match {
             Some(m) => Box::new(BooleanQuery::with_minimum_required_clauses(clauses, m)),
@@ -268,19 +278,11 @@ impl<'a> Converter<'a> {
     }
 
     fn node(&mut self, v: &Value, ctx: Ctx, path: &str) -> Result<Option<Node>, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("query AST node at {path} is not a JSON object: {v}"))?;
-        let typ = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("query AST node at {path} has no string \"type\""))?;
+        let (obj, typ) = node::typed(v, path)?;
         match typ {
             "bool" => self.bool_node(obj, ctx, path),
             "boost" => {
-                let underlying = obj
-                    .get("underlying")
-                    .ok_or_else(|| format!("boost node at {path} has no \"underlying\""))?;
+                let underlying = node::underlying(obj, path)?;
                 let boost = obj
                     .get("boost")
                     .or_else(|| obj.get("score"))
@@ -302,27 +304,10 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn bool_node(
-        &mut self,
-        obj: &Map<String, Value>,
-        ctx: Ctx,
-        path: &str,
-    ) -> Result<Option<Node>, String> {
+    fn bool_node(&mut self, obj: &Obj, ctx: Ctx, path: &str) -> Result<Option<Node>, String> {
         let mut b = BoolNode::default();
-        for (key, child_ctx) in [
-            ("must", Ctx::Required),
-            ("filter", Ctx::Required),
-            ("should", Ctx::Optional),
-            ("must_not", Ctx::Excluded),
-        ] {
-            let children = match obj.get(key) {
-                None | Some(Value::Null) => continue,
-                Some(Value::Array(a)) => a,
-                Some(other) => {
-                    return Err(format!("bool node at {path} has a non-array \"{key}\": {other}"))
-                }
-            };
-            for (i, child) in children.iter().enumerate() {
+        for (key, child_ctx) in node::BOOL_CLAUSES {
+            for (i, child) in node::clauses(obj, key, path)?.iter().enumerate() {
                 let child_path = format!("{path}.{key}[{i}]");
                 let before = self.replaced;
                 let node = self.node(child, child_ctx, &child_path)?;
@@ -343,13 +328,10 @@ impl<'a> Converter<'a> {
                 }
             }
         }
-        match obj.get("minimum_should_match") {
-            None | Some(Value::Null) => {}
-            Some(v) => match v.as_u64() {
-                Some(m) => b.minimum_should_match = Some(m as usize),
-                // A percentage or another form Quickwit may accept: not converted.
-                None => return Ok(self.neutral(ctx)),
-            },
+        match node::minimum_should_match(obj) {
+            MinimumShouldMatch::Absent => {}
+            MinimumShouldMatch::Count(m) => b.minimum_should_match = Some(m),
+            MinimumShouldMatch::Other => return Ok(self.neutral(ctx)),
         }
         Ok(Some(Node::Bool(b)))
     }
@@ -368,19 +350,8 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn field_name<'v>(obj: &'v Map<String, Value>, path: &str) -> Result<&'v str, String> {
-        obj.get("field")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("query AST node at {path} has no string \"field\""))
-    }
-
-    fn term(
-        &mut self,
-        obj: &Map<String, Value>,
-        ctx: Ctx,
-        path: &str,
-    ) -> Result<Option<Node>, String> {
-        let name = Self::field_name(obj, path)?;
+    fn term(&mut self, obj: &Obj, ctx: Ctx, path: &str) -> Result<Option<Node>, String> {
+        let name = node::field_name(obj, path)?;
         let value = match obj.get("value") {
             Some(Value::String(s)) => s.clone(),
             _ => return Ok(self.neutral(ctx)),
@@ -393,29 +364,12 @@ impl<'a> Converter<'a> {
         Ok(Some(Node::leaf(TermQuery::new(term, record))))
     }
 
-    fn full_text(
-        &mut self,
-        obj: &Map<String, Value>,
-        ctx: Ctx,
-        path: &str,
-    ) -> Result<Option<Node>, String> {
-        let name = Self::field_name(obj, path)?;
-        let text = obj
-            .get("text")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("full_text node at {path} has no string \"text\""))?;
-        let empty = Map::new();
-        let params = match obj.get("params") {
-            Some(Value::Object(p)) => p,
-            None | Some(Value::Null) => &empty,
-            Some(other) => {
-                return Err(format!("full_text node at {path} has non-object \"params\": {other}"))
-            }
-        };
-        let Some(tf) = self.text_field(name) else {
+    fn full_text(&mut self, obj: &Obj, ctx: Ctx, path: &str) -> Result<Option<Node>, String> {
+        let ft = FullText::read(obj, path)?;
+        let Some(tf) = self.text_field(ft.field) else {
             return Ok(self.neutral(ctx));
         };
-        let analyzer = match params.get("tokenizer").and_then(Value::as_str) {
+        let analyzer = match ft.tokenizer() {
             Some(tokenizer) => self.index.tokenizers().get(tokenizer),
             None => self.index.tokenizer_for_field(tf.field).ok(),
         };
@@ -425,7 +379,7 @@ impl<'a> Converter<'a> {
             return Ok(self.neutral(ctx));
         };
         let mut terms: Vec<(usize, Term)> = Vec::new();
-        let mut stream = analyzer.token_stream(text);
+        let mut stream = analyzer.token_stream(ft.text);
         while stream.advance() {
             let token = stream.token();
             terms.push((token.position, Term::from_field_text(tf.field, &token.text)));
@@ -433,10 +387,10 @@ impl<'a> Converter<'a> {
         drop(stream);
 
         if terms.is_empty() {
-            let zero = params.get("zero_terms_query").and_then(Value::as_str);
-            return Ok(Some(match zero {
-                Some("all") | Some("match_all") | Some("MatchAll") => Node::All,
-                _ => Node::None,
+            return Ok(Some(if ft.zero_terms_match_all() {
+                Node::All
+            } else {
+                Node::None
             }));
         }
         if terms.len() == 1 {
@@ -445,15 +399,13 @@ impl<'a> Converter<'a> {
             return Ok(Some(Node::leaf(TermQuery::new(term, record))));
         }
 
-        let mode = params.get("mode").and_then(Value::as_object);
-        let mode_type = mode.and_then(|m| m.get("type")).and_then(Value::as_str);
         let term_queries = |terms: Vec<(usize, Term)>| -> Vec<Node> {
             terms
                 .into_iter()
                 .map(|(_, t)| Node::leaf(TermQuery::new(t, tf.record)))
                 .collect()
         };
-        match mode_type {
+        match ft.mode_type() {
             Some("phrase_fallback_to_intersection") => {
                 if tf.record.has_positions() {
                     Ok(Some(Node::leaf(PhraseQuery::new_with_offset(terms))))
@@ -469,24 +421,14 @@ impl<'a> Converter<'a> {
                     // Quickwit rejects a phrase over a field without positions.
                     return Ok(self.neutral(ctx));
                 }
-                let slop = mode
-                    .and_then(|m| m.get("slop"))
-                    .or_else(|| params.get("slop"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
                 Ok(Some(Node::leaf(PhraseQuery::new_with_offset_and_slop(
                     terms,
-                    slop as u32,
+                    ft.slop() as u32,
                 ))))
             }
             Some("bool") => {
-                let operator = mode
-                    .and_then(|m| m.get("operator"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
                 let children = term_queries(terms);
-                match operator.as_str() {
+                match ft.operator().as_str() {
                     "and" => Ok(Some(Node::Bool(BoolNode {
                         must: children,
                         ..Default::default()

@@ -8,6 +8,7 @@
 
 mod ast;
 mod bundle;
+mod node;
 mod snippet;
 mod stats;
 
@@ -168,7 +169,8 @@ impl SegmentCollector for AllHitsSegment {
     type Fruit = Vec<(u64, Score)>;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        self.hits.push(((self.segment_ord << 32) | u64::from(doc), score));
+        self.hits
+            .push(((self.segment_ord << 32) | u64::from(doc), score));
     }
 
     fn harvest(self) -> Self::Fruit {
@@ -283,127 +285,137 @@ fn hits_to_java(env: &mut JNIEnv, hits: &[(u64, Score)]) -> Result<jobjectArray,
     env.set_long_array_region(&jaddresses, 0, &addresses)
         .map_err(err)?;
     let jscores = env.new_float_array(n).map_err(err)?;
-    env.set_float_array_region(&jscores, 0, &scores).map_err(err)?;
+    env.set_float_array_region(&jscores, 0, &scores)
+        .map_err(err)?;
     let out = env
         .new_object_array(2, "java/lang/Object", JObject::null())
         .map_err(err)?;
     env.set_object_array_element(&out, 0, jaddresses)
         .map_err(err)?;
-    env.set_object_array_element(&out, 1, jscores).map_err(err)?;
+    env.set_object_array_element(&out, 1, jscores)
+        .map_err(err)?;
     Ok(out.into_raw())
 }
 
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_open<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    dir: JString<'l>,
-) -> jlong {
-    guarded(&mut env, "open", 0, |env| {
+/// A JNI entry point of `NativeRankerLib`: `Java_..._NativeRankerLib_<name>(env, this, args)`,
+/// whose body runs [`guarded`] (`what` names it in errors; `default` is returned when it throws).
+macro_rules! entry_point {
+    (
+        $(#[$attr:meta])*
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty,
+        $what:literal, $default:expr, |$env:ident| $body:block
+    ) => {
+        $(#[$attr])*
+        #[no_mangle]
+        pub extern "system" fn $name(
+            mut env: JNIEnv,
+            _this: JObject,
+            $($arg: $ty),*
+        ) -> $ret {
+            guarded(&mut env, $what, $default, |$env| $body)
+        }
+    };
+}
+
+/// The open index `handle` and the query AST of a search.
+fn search_args(
+    env: &mut JNIEnv,
+    handle: jlong,
+    ast_json: &JString,
+) -> Result<(Arc<Ranked>, String), String> {
+    let ranked = lookup(handle)?;
+    let ast = jstr(env, ast_json, "the query AST")?;
+    Ok((ranked, ast))
+}
+
+entry_point! {
+    fn Java_io_indextables_spark_rank_NativeRankerLib_open(dir: JString) -> jlong,
+    "open", 0, |env| {
         let dir = jstr(env, &dir, "the index directory")?;
         open_index(&dir)
-    })
+    }
 }
 
-/// `openSplit(path)`: the split file itself, read-only and mapped (bundle.rs); no extraction.
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_openSplit<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    path: JString<'l>,
-) -> jlong {
-    guarded(&mut env, "openSplit", 0, |env| {
+entry_point! {
+    /// `openSplit(path)`: the split file itself, read-only and mapped (bundle.rs); no extraction.
+    fn Java_io_indextables_spark_rank_NativeRankerLib_openSplit(path: JString) -> jlong,
+    "openSplit", 0, |env| {
         let path = jstr(env, &path, "the split path")?;
         open_split(&path)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_close<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    handle: jlong,
-) {
-    guarded(&mut env, "close", (), |_| {
+entry_point! {
+    fn Java_io_indextables_spark_rank_NativeRankerLib_close(handle: jlong) -> (),
+    "close", (), |_env| {
         // Closing a closed handle is a no-op. The index is freed once no search holds it.
         registry()
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&handle);
         Ok(())
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_statistics<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    handle: jlong,
-    ast_json: JString<'l>,
-) -> jstring {
-    guarded(&mut env, "statistics", std::ptr::null_mut(), |env| {
-        let ranked = lookup(handle)?;
-        let ast = jstr(env, &ast_json, "the query AST")?;
+entry_point! {
+    fn Java_io_indextables_spark_rank_NativeRankerLib_statistics(
+        handle: jlong,
+        ast_json: JString,
+    ) -> jstring,
+    "statistics", std::ptr::null_mut(), |env| {
+        let (ranked, ast) = search_args(env, handle, &ast_json)?;
         let json = statistics(&ranked, &ast)?;
         env.new_string(json)
             .map(|s| s.into_raw())
             .map_err(|e| format!("cannot return the statistics: {e}"))
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_topK<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    handle: jlong,
-    ast_json: JString<'l>,
-    stats_json: JString<'l>,
-    k: jint,
-) -> jobjectArray {
-    guarded(&mut env, "topK", std::ptr::null_mut(), |env| {
-        let ranked = lookup(handle)?;
-        let ast = jstr(env, &ast_json, "the query AST")?;
+entry_point! {
+    fn Java_io_indextables_spark_rank_NativeRankerLib_topK(
+        handle: jlong,
+        ast_json: JString,
+        stats_json: JString,
+        k: jint,
+    ) -> jobjectArray,
+    "topK", std::ptr::null_mut(), |env| {
+        let (ranked, ast) = search_args(env, handle, &ast_json)?;
         let stats = jstr(env, &stats_json, "the statistics JSON")?;
         let hits = top_k(&ranked, &ast, &stats, k)?;
         hits_to_java(env, &hits)
-    })
+    }
 }
 
-#[no_mangle]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_scoreAll<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    handle: jlong,
-    ast_json: JString<'l>,
-    stats_json: JString<'l>,
-) -> jobjectArray {
-    guarded(&mut env, "scoreAll", std::ptr::null_mut(), |env| {
-        let ranked = lookup(handle)?;
-        let ast = jstr(env, &ast_json, "the query AST")?;
+entry_point! {
+    fn Java_io_indextables_spark_rank_NativeRankerLib_scoreAll(
+        handle: jlong,
+        ast_json: JString,
+        stats_json: JString,
+    ) -> jobjectArray,
+    "scoreAll", std::ptr::null_mut(), |env| {
+        let (ranked, ast) = search_args(env, handle, &ast_json)?;
         let stats = jstr(env, &stats_json, "the statistics JSON")?;
         let hits = score_all(&ranked, &ast, &stats)?;
         hits_to_java(env, &hits)
-    })
+    }
 }
 
-/// `snippet(tokenizer, field, astJson, text, maxChars, preTag, postTag, escapeHtml)`: the
-/// highlighted fragment of `text` as a value of `field`, or null when nothing of it matched
-/// (snippet.rs, docs/highlights.md).
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_snippet<'l>(
-    mut env: JNIEnv<'l>,
-    _this: JObject<'l>,
-    tokenizer: JString<'l>,
-    field: JString<'l>,
-    ast_json: JString<'l>,
-    text: JString<'l>,
-    max_chars: jint,
-    pre_tag: JString<'l>,
-    post_tag: JString<'l>,
-    escape_html: jboolean,
-) -> jstring {
-    guarded(&mut env, "snippet", std::ptr::null_mut(), |env| {
+entry_point! {
+    /// `snippet(tokenizer, field, astJson, text, maxChars, preTag, postTag, escapeHtml)`: the
+    /// highlighted fragment of `text` as a value of `field`, or null when nothing of it matched
+    /// (snippet.rs, docs/highlights.md).
+    #[allow(clippy::too_many_arguments)]
+    fn Java_io_indextables_spark_rank_NativeRankerLib_snippet(
+        tokenizer: JString,
+        field: JString,
+        ast_json: JString,
+        text: JString,
+        max_chars: jint,
+        pre_tag: JString,
+        post_tag: JString,
+        escape_html: jboolean,
+    ) -> jstring,
+    "snippet", std::ptr::null_mut(), |env| {
         if max_chars < 0 {
             return Err(format!("snippet needs maxChars >= 0, got {max_chars}"));
         }
@@ -426,5 +438,5 @@ pub extern "system" fn Java_io_indextables_spark_rank_NativeRankerLib_snippet<'l
                 .map(|s| s.into_raw())
                 .map_err(|e| format!("cannot return the snippet: {e}")),
         }
-    })
+    }
 }

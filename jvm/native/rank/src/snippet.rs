@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tantivy::schema::Field;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::{
@@ -28,6 +28,7 @@ use tantivy::tokenizer::{
 };
 
 use crate::ast::Ctx;
+use crate::node::{self, FullText, MinimumShouldMatch, Obj};
 
 /// How a highlight is rendered.
 pub struct Render<'a> {
@@ -151,8 +152,7 @@ fn compile(tokenizer: &str, field: &str, ast: &str) -> Result<Plan, String> {
     if query_tokenizers().get(tokenizer).is_none() {
         return Err(format!("unknown tokenizer '{tokenizer}'"));
     }
-    let value: Value =
-        serde_json::from_str(ast).map_err(|e| format!("query AST is not valid JSON: {e}"))?;
+    let value = node::parse(ast)?;
     let compiler = Compiler { field, tokenizer };
     Ok(compiler
         .node(&value, Ctx::Optional, "$")?
@@ -194,26 +194,18 @@ impl Compiler<'_> {
     }
 
     fn node(&self, v: &Value, ctx: Ctx, path: &str) -> Result<Option<Compiled>, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("query AST node at {path} is not a JSON object: {v}"))?;
-        let typ = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("query AST node at {path} has no string \"type\""))?;
+        let (obj, typ) = node::typed(v, path)?;
         match typ {
             "bool" => self.bool_node(obj, ctx, path),
             "boost" => {
-                let underlying = obj
-                    .get("underlying")
-                    .ok_or_else(|| format!("boost node at {path} has no \"underlying\""))?;
+                let underlying = node::underlying(obj, path)?;
                 self.node(underlying, ctx, &format!("{path}.underlying"))
             }
             "match_all" => Ok(Self::exact(Plan::All)),
             "match_none" => Ok(Self::exact(Plan::None)),
             "full_text" => self.full_text(obj, ctx, path),
             "term" => {
-                let name = field_name(obj, path)?;
+                let name = node::field_name(obj, path)?;
                 match obj.get("value") {
                     Some(Value::String(s)) if name == self.field => {
                         Ok(Self::exact(Plan::Term(s.clone())))
@@ -225,32 +217,13 @@ impl Compiler<'_> {
         }
     }
 
-    fn bool_node(
-        &self,
-        obj: &Map<String, Value>,
-        ctx: Ctx,
-        path: &str,
-    ) -> Result<Option<Compiled>, String> {
+    fn bool_node(&self, obj: &Obj, ctx: Ctx, path: &str) -> Result<Option<Compiled>, String> {
         let mut must = Vec::new();
         let mut should = Vec::new();
         let mut must_not = Vec::new();
         let mut replaced = false;
-        for (key, child_ctx) in [
-            ("must", Ctx::Required),
-            ("filter", Ctx::Required),
-            ("should", Ctx::Optional),
-            ("must_not", Ctx::Excluded),
-        ] {
-            let children = match obj.get(key) {
-                None | Some(Value::Null) => continue,
-                Some(Value::Array(a)) => a,
-                Some(other) => {
-                    return Err(format!(
-                        "bool node at {path} has a non-array \"{key}\": {other}"
-                    ))
-                }
-            };
-            for (i, child) in children.iter().enumerate() {
+        for (key, child_ctx) in node::BOOL_CLAUSES {
+            for (i, child) in node::clauses(obj, key, path)?.iter().enumerate() {
                 let Some(c) = self.node(child, child_ctx, &format!("{path}.{key}[{i}]"))? else {
                     replaced = true;
                     continue;
@@ -266,12 +239,10 @@ impl Compiler<'_> {
                 }
             }
         }
-        let minimum_should_match = match obj.get("minimum_should_match") {
-            None | Some(Value::Null) => None,
-            Some(v) => match v.as_u64() {
-                Some(m) => Some(m as usize),
-                None => return Ok(Self::neutral(ctx)),
-            },
+        let minimum_should_match = match node::minimum_should_match(obj) {
+            MinimumShouldMatch::Absent => None,
+            MinimumShouldMatch::Count(m) => Some(m),
+            MinimumShouldMatch::Other => return Ok(Self::neutral(ctx)),
         };
         Ok(Some(Compiled {
             plan: Plan::Bool {
@@ -288,39 +259,17 @@ impl Compiler<'_> {
     /// tokenizer or `params.tokenizer`; no token: nothing (or everything with
     /// `zero_terms_query: all`); one: a term; more, by mode: a phrase (positions are on), a
     /// sloppy phrase, or the terms ANDed or ORed.
-    fn full_text(
-        &self,
-        obj: &Map<String, Value>,
-        ctx: Ctx,
-        path: &str,
-    ) -> Result<Option<Compiled>, String> {
-        let name = field_name(obj, path)?;
-        let text = obj
-            .get("text")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("full_text node at {path} has no string \"text\""))?;
-        let empty = Map::new();
-        let params = match obj.get("params") {
-            Some(Value::Object(p)) => p,
-            None | Some(Value::Null) => &empty,
-            Some(other) => {
-                return Err(format!(
-                    "full_text node at {path} has non-object \"params\": {other}"
-                ))
-            }
-        };
-        if name != self.field {
+    fn full_text(&self, obj: &Obj, ctx: Ctx, path: &str) -> Result<Option<Compiled>, String> {
+        let ft = FullText::read(obj, path)?;
+        if ft.field != self.field {
             return Ok(Self::neutral(ctx));
         }
-        let tokenizer = params
-            .get("tokenizer")
-            .and_then(Value::as_str)
-            .unwrap_or(self.tokenizer);
+        let tokenizer = ft.tokenizer().unwrap_or(self.tokenizer);
         let Some(mut analyzer) = query_tokenizers().get(tokenizer) else {
             return Ok(Self::neutral(ctx));
         };
         let mut terms: Vec<(usize, String)> = Vec::new();
-        let mut stream = analyzer.token_stream(text);
+        let mut stream = analyzer.token_stream(ft.text);
         while stream.advance() {
             let token = stream.token();
             terms.push((token.position, token.text.clone()));
@@ -328,46 +277,33 @@ impl Compiler<'_> {
         drop(stream);
 
         if terms.is_empty() {
-            let zero = params.get("zero_terms_query").and_then(Value::as_str);
-            return Ok(Self::exact(match zero {
-                Some("all") | Some("match_all") | Some("MatchAll") => Plan::All,
-                _ => Plan::None,
+            return Ok(Self::exact(if ft.zero_terms_match_all() {
+                Plan::All
+            } else {
+                Plan::None
             }));
         }
         if terms.len() == 1 {
             return Ok(Self::exact(Plan::Term(terms.pop().expect("one term").1)));
         }
-        let mode = params.get("mode").and_then(Value::as_object);
         let as_terms =
             |terms: Vec<(usize, String)>| terms.into_iter().map(|(_, t)| Plan::Term(t)).collect();
-        match mode.and_then(|m| m.get("type")).and_then(Value::as_str) {
+        match ft.mode_type() {
             Some("phrase_fallback_to_intersection") => {
                 Ok(Self::exact(Plan::Phrase { terms, slop: 0 }))
             }
-            Some("phrase") => {
-                let slop = mode
-                    .and_then(|m| m.get("slop"))
-                    .or_else(|| params.get("slop"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                Ok(Self::exact(Plan::Phrase {
-                    terms,
-                    slop: slop.min(u64::from(u32::MAX)) as u32,
-                }))
-            }
+            Some("phrase") => Ok(Self::exact(Plan::Phrase {
+                terms,
+                slop: ft.slop().min(u64::from(u32::MAX)) as u32,
+            })),
             Some("bool") => {
-                let operator = mode
-                    .and_then(|m| m.get("operator"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
                 let bool_of = |must, should| Plan::Bool {
                     must,
                     should,
                     must_not: Vec::new(),
                     minimum_should_match: None,
                 };
-                match operator.as_str() {
+                match ft.operator().as_str() {
                     "and" => Ok(Self::exact(bool_of(as_terms(terms), Vec::new()))),
                     "or" => Ok(Self::exact(bool_of(Vec::new(), as_terms(terms)))),
                     _ => Ok(Self::neutral(ctx)),
@@ -376,12 +312,6 @@ impl Compiler<'_> {
             _ => Ok(Self::neutral(ctx)),
         }
     }
-}
-
-fn field_name<'v>(obj: &'v Map<String, Value>, path: &str) -> Result<&'v str, String> {
-    obj.get("field")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("query AST node at {path} has no string \"field\""))
 }
 
 // ---- Matching a value ------------------------------------------------------------------------
@@ -782,6 +712,13 @@ mod tests {
         snippet(tokenizer, "body", ast, text, &plain(150)).unwrap()
     }
 
+    /// The fragment of `text` (a `default` value of `body`) for `ast`, which matches it.
+    fn fragment_of(ast: &str, text: &str, render: &Render) -> String {
+        snippet("default", "body", ast, text, render)
+            .unwrap()
+            .unwrap()
+    }
+
     const FOX: &str = "The quick brown fox jumps over the lazy dog; a quick dog, brown too.";
 
     #[test]
@@ -881,27 +818,19 @@ mod tests {
     #[test]
     fn fragments_tags_and_escaping() {
         let long = format!("{} needle {}", "word ".repeat(60), "more ".repeat(60));
-        let s = snippet("default", "body", &term("needle"), &long, &plain(40))
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("needle"), &long, &plain(40));
         assert!(s.contains("<b>needle</b>"), "{s}");
         assert!(
             s.replace("<b>", "").replace("</b>", "").chars().count() <= 40,
             "{s}"
         );
-        let whole = snippet("default", "body", &term("needle"), &long, &plain(0))
-            .unwrap()
-            .unwrap();
+        let whole = fragment_of(&term("needle"), &long, &plain(0));
         assert_eq!(whole.replace("<b>", "").replace("</b>", ""), long);
         // Characters, not bytes.
         let accented = "é".repeat(30) + " needle " + &"é".repeat(30);
-        let s = snippet("default", "body", &term("needle"), &accented, &plain(20))
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("needle"), &accented, &plain(20));
         assert_eq!(s, "<b>needle</b>");
-        let s = snippet("default", "body", &term("ééé"), "x ééé y", &plain(20))
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("ééé"), "x ééé y", &plain(20));
         assert_eq!(s, "x <b>ééé</b> y");
         let html = Render {
             max_chars: 150,
@@ -909,25 +838,19 @@ mod tests {
             post_tag: "</em>",
             escape_html: true,
         };
-        let s = snippet("default", "body", &term("b"), "a<b> & 'b'", &html)
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("b"), "a<b> & 'b'", &html);
         assert_eq!(
             s,
             "a&lt;<em class='hl'>b</em>&gt; &amp; &#x27;<em class='hl'>b</em>&#x27;"
         );
-        let s = snippet("default", "body", &term("b"), "a<b> & 'b'", &plain(150))
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("b"), "a<b> & 'b'", &plain(150));
         assert_eq!(s, "a<<b>b</b>> & '<b>b</b>'");
     }
 
     #[test]
     fn the_best_fragment_has_the_most_marks() {
         let text = format!("fox {} fox fox {}", "pad ".repeat(20), "pad ".repeat(20));
-        let s = snippet("default", "body", &term("fox"), &text, &plain(30))
-            .unwrap()
-            .unwrap();
+        let s = fragment_of(&term("fox"), &text, &plain(30));
         assert_eq!(s.matches("<b>fox</b>").count(), 2, "{s}");
     }
 
