@@ -125,7 +125,7 @@ final class TransactionLog private (
     store.modificationTime(VersionFiles.path(logPath, version))
 
   /** The newest snapshot, or None when no version file exists yet (a new table). */
-  private[transaction] def latestSnapshotOption(): Option[Snapshot] = {
+  def latestSnapshotOption(): Option[Snapshot] = {
     val versions = listVersions()
     val cp = lastCheckpoint()
     (versions.lastOption.toSeq ++ cp.map(_.version)).reduceOption(_ max _)
