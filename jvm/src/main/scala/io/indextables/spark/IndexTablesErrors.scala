@@ -435,6 +435,14 @@ object IndexTablesErrors {
         "wrongly): index it as a string, or use the splits layout."
     )
 
+  def streamingOutputModeUnsupported(table: String, mode: String): IndexTablesException =
+    error(
+      "INDEXTABLES_STREAMING_OUTPUT_MODE",
+      s"A streaming query cannot write to table $table in the $mode output mode: IndexTables " +
+        "sinks take the append mode (each batch adds its rows) and the complete mode (each " +
+        "batch replaces the table). Use outputMode('append'), or 'complete' for an aggregation."
+    )
+
   def layoutMismatch(table: String, tableLayout: String, asked: String): IndexTablesException =
     error(
       "INDEXTABLES_LAYOUT_MISMATCH",

@@ -12,6 +12,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.indextables.SparkCatalogBridge
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
+import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -20,7 +21,7 @@ import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.filters.{IndexQueryRegistry, SplitPruner}
 import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
-import io.indextables.spark.transaction.{SchemaHash, Snapshot, TableLayout}
+import io.indextables.spark.transaction.{SchemaHash, Snapshot, StreamingTxn, TableLayout}
 import io.indextables.spark.write.{DeletionCommit, IndexTables4SparkWriteBuilder}
 
 /**
@@ -76,12 +77,14 @@ class IndexTables4SparkTable(
     case None => properties.asJava
     case Some(entry) =>
       val recorded = existingSnapshot.map(_.metadata.configuration).getOrElse(Map.empty)
-        .filterNot(_._1.startsWith(SchemaHash.RegistryKeyPrefix))
+        .filterNot(p =>
+          p._1.startsWith(SchemaHash.RegistryKeyPrefix) ||
+            StreamingTxn.isRecordKey(p._1))
       (recorded ++ entry.properties).asJava
   }
 
   override def capabilities(): util.Set[TableCapability] =
-    if (!acceptsWrites) IndexTables4SparkTable.ReadCapabilities
+    if (!acceptsWrites) IndexTables4SparkTable.PathCapabilities
     else if (schemaEvolution) IndexTables4SparkTable.WriteCapabilities
     else IndexTables4SparkTable.RowLevelCapabilities
 
@@ -205,6 +208,19 @@ class IndexTables4SparkTable(
     resolvedOptions(Map.empty).get(IndexTablesConf.StatsTruncationMaxLength)
   )
 
+  /**
+   * Refuses, as a streaming query into this table starts, what its batches could not do: an
+   * output mode other than append and complete (`update` would need a merge by key), and an
+   * unknown `spark.indextables.*` option of a path sink (a catalog table's stream is given its
+   * options by Spark only with each batch, whose planning checks them as a batch write's).
+   */
+  def checkStreamingSink(outputMode: OutputMode): Unit = {
+    if (outputMode != OutputMode.Append() && outputMode != OutputMode.Complete())
+      throw IndexTablesErrors.streamingOutputModeUnsupported(name(), outputMode.toString)
+    if (catalogEntry.isEmpty)
+      IndexTablesOptions.checkWriteOptions(properties, resolvedOptions(Map.empty))
+  }
+
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new IndexTables4SparkWriteBuilder(
       name(),
@@ -225,7 +241,13 @@ class IndexTables4SparkTable(
 final case class CatalogEntry(name: String, properties: Map[String, String])
 
 object IndexTables4SparkTable {
-  val ReadCapabilities: util.Set[TableCapability] = Set(TableCapability.BATCH_READ).asJava
+
+  /**
+   * A path table's: batch saves take the V1 route (see IndexTables4SparkTableProvider), streams
+   * the V2 one (`writeStream.start(path)`).
+   */
+  val PathCapabilities: util.Set[TableCapability] =
+    Set(TableCapability.BATCH_READ, TableCapability.STREAMING_WRITE).asJava
 
   /**
    * Only for the table objects the save path and the catalog build (see
@@ -234,6 +256,7 @@ object IndexTables4SparkTable {
   val WriteCapabilities: util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
     TableCapability.BATCH_WRITE,
+    TableCapability.STREAMING_WRITE,
     TableCapability.TRUNCATE,
     TableCapability.OVERWRITE_BY_FILTER,
     TableCapability.OVERWRITE_DYNAMIC,

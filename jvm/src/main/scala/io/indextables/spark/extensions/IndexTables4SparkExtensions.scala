@@ -2,7 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, SnippetPreparation, V2IndexQueryExpressionRule}
+import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, SnippetPreparation, StreamingSinkCheck, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions, SnippetFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
@@ -26,6 +26,7 @@ class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectResolutionRule(_ => IndexTablesRowLevelResolution)
     extensions.injectResolutionRule(_ => IndexTablesDmlCommand.Wrap)
     extensions.injectResolutionRule(_ => SnippetPreparation)
+    extensions.injectCheckRule(_ => StreamingSinkCheck)
 
     // Optimizer
     extensions.injectOptimizerRule { session =>

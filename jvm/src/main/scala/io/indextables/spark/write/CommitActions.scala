@@ -15,13 +15,16 @@ object CommitActions {
    * @param replacesTable whether the write replaces the whole table, schema and partitioning
    *                      included (a full overwrite); otherwise the table's metadata stays
    * @param removed       the live splits the write replaces
+   * @param txn           the streaming batch this write commits, recorded in the version's
+   *                      metadata (see [[StreamingTxn]]); None for a batch write
    */
   def build(
       current: Option[Snapshot],
       plan: WritePlan,
       adds: Seq[AddAction],
       replacesTable: Boolean,
-      removed: Seq[AddAction]): Seq[Action] = {
+      removed: Seq[AddAction],
+      txn: Option[StreamingTxn] = None): Seq[Action] = {
     val now = System.currentTimeMillis()
     // Schema deduplication: each distinct doc mapping is stored once in the metadata.
     val withRefs = adds.map { a =>
@@ -70,7 +73,24 @@ object CommitActions {
         if (missing.isEmpty) Nil
         else Seq(snap.metadata.copy(configuration = snap.metadata.configuration ++ missing))
     }
-    header ++ removes ++ withRefs.map(_._1)
+    recorded(header, current, txn) ++ removes ++ withRefs.map(_._1)
+  }
+
+  /** `header` with `txn` recorded in its metadata action (the current one if it has none). */
+  private def recorded(
+      header: Seq[Action],
+      current: Option[Snapshot],
+      txn: Option[StreamingTxn]): Seq[Action] = txn match {
+    case None => header
+    case Some(t) if header.exists(_.isInstanceOf[MetadataAction]) =>
+      header.map {
+        case m: MetadataAction => t.recordIn(m)
+        case other => other
+      }
+    case Some(t) =>
+      val snap = current.getOrElse(
+        throw IndexTablesErrors.internalError("a new table's commit without its metadata"))
+      header :+ t.recordIn(snap.metadata)
   }
 
   /** A key of how the table indexes its columns (`spark.indextables.indexing.*`). */

@@ -1,5 +1,7 @@
 package io.indextables.spark.write
 
+import scala.util.control.ControlThrowable
+
 import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.SparkSession
@@ -50,6 +52,19 @@ final class IndexTables4SparkBatchWrite(
     plan.statsTruncateAt)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
+    commitVersion(messages, None)
+    ()
+  }
+
+  /**
+   * Commits the tasks' splits as one version, then runs purge and merge on write. With
+   * `stream`, the version also records the streaming batch ([[StreamingBatch]]); a batch the
+   * newest snapshot records already is not committed again: its splits are deleted and the
+   * result is None. Otherwise the version written.
+   */
+  private[write] def commitVersion(
+      messages: Array[WriterCommitMessage],
+      stream: Option[StreamingBatch]): Option[Long] = {
     val adds = addsOf(messages.toSeq)
     var kept: Seq[AddAction] = Nil
     val version =
@@ -63,13 +78,19 @@ final class IndexTables4SparkBatchWrite(
           case _ => Nil
         }
         // The first version of a table is its creation, whatever the write's mode.
-        val operation = if (base.isEmpty) "CREATE" else mode.operation
-        val parameters = mode.parameters ++ plan.optimized.map(_.parameters).getOrElse(Map.empty)
+        val operation =
+          if (base.isEmpty) "CREATE"
+          else stream.map(_ => StreamingBatch.Operation)
+            .getOrElse(mode.operation)
+        val parameters = mode.parameters ++ plan.optimized.map(_.parameters).getOrElse(Map.empty) ++
+          stream.map(_.parameters).getOrElse(Map.empty)
         log.startTransaction().commit(
           operation,
           parameters,
           metrics(messages.toSeq, adds ++ kept)) {
           current =>
+            // Checked on every attempt: a replay may race the commit it replays.
+            if (stream.exists(_.txn.committedIn(current))) throw AlreadyCommitted
             val removed = mode match {
               case WriteMode.Append => Nil
               case WriteMode.Truncate => current.map(_.allFiles).getOrElse(Nil)
@@ -82,9 +103,18 @@ final class IndexTables4SparkBatchWrite(
                 current.toSeq.flatMap(_.allFiles).filter(f =>
                   partitions.contains(f.partitionValues))
             }
-            CommitActions.build(current, plan, adds ++ kept, mode == WriteMode.Truncate, removed)
+            CommitActions.build(
+              current,
+              plan,
+              adds ++ kept,
+              mode == WriteMode.Truncate,
+              removed,
+              stream.map(_.txn))
         }
       } catch {
+        case AlreadyCommitted =>
+          abort(messages)
+          return None
         case e: Throwable =>
           abort(messages)
           delete(kept)
@@ -99,7 +129,11 @@ final class IndexTables4SparkBatchWrite(
         version,
         merge,
         () => PurgeOnWrite.afterMerge(log, settings)))
+    Some(version)
   }
+
+  /** The commit's answer when the streaming batch it would record is in the table already. */
+  private object AlreadyCommitted extends ControlThrowable
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = delete(addsOf(messages.toSeq))
 

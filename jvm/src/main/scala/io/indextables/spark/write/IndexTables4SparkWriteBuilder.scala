@@ -7,6 +7,7 @@ import scala.collection.JavaConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expression, Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite
 import org.apache.spark.sql.connector.write.{BatchWrite, LogicalWriteInfo, RequiresDistributionAndOrdering, SupportsDynamicOverwrite, SupportsOverwrite, Write, WriteBuilder}
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter}
 import org.apache.spark.sql.types.StructType
@@ -16,7 +17,7 @@ import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.purge.PurgeOnWrite
 import io.indextables.spark.schema.{IndexedField, IndexingRequest, SchemaEvolution, TableIndexing, TableIndexSchema}
 import io.indextables.spark.storage.LogStore
-import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, TablePaths, TransactionLog}
+import io.indextables.spark.transaction.{AddAction, Snapshot, StreamingTxn, TableLayout, TablePaths, TransactionLog}
 import io.indextables.spark.merge.MergeOnWriteSettings
 import io.indextables.spark.util.SerializableHadoopConf
 
@@ -68,6 +69,7 @@ final class IndexTables4SparkWriteBuilder(
       // The physical plan shows a write by its toString.
       override def toString: String = description()
       override def toBatch: BatchWrite = planBatchWrite(None)
+      override def toStreaming: StreamingWrite = planStreamingWrite(None)
     }
     else new OptimizedWrite(optimizedSpec(opts))
   }
@@ -97,6 +99,7 @@ final class IndexTables4SparkWriteBuilder(
     }
     override def toString: String = description()
     override def toBatch: BatchWrite = planBatchWrite(Some(spec))
+    override def toStreaming: StreamingWrite = planStreamingWrite(Some(spec))
 
     // Balanced: Spark takes a partition count only with a distribution, so a range one on the
     // same columns (sampled bounds spread the rows evenly over the tasks).
@@ -204,7 +207,39 @@ final class IndexTables4SparkWriteBuilder(
     }
   }
 
-  private def planBatchWrite(optimized: Option[OptimizedWriteSpec]): BatchWrite = {
+  /**
+   * One micro-batch of a streaming query, planned as a batch write on the table's newest
+   * snapshot: Spark keeps one table object for the whole query, whose snapshot is the one the
+   * query started on. Spark asks for a truncate in the `complete` output mode, so the batch
+   * replaces the table's rows; otherwise it appends.
+   */
+  private def planStreamingWrite(optimized: Option[OptimizedWriteSpec]): StreamingWrite = {
+    val opts = resolveOptions(info.options().asCaseSensitiveMap().asScala.toMap)
+    val latest = TransactionLog.forTable(
+      tablePath,
+      SparkSession.active.sessionState.newHadoopConfWithOptions(opts.hadoopOptions),
+      opts.logSettings,
+      opts.fileSystemOptions).latestSnapshotOption()
+    latest.foreach(TableLayout.checkWritable(_, tableName))
+    val current = new IndexTables4SparkWriteBuilder(
+      tableName,
+      tablePath,
+      requestedPartitionColumns,
+      latest,
+      resolveOptions,
+      info,
+      tableProperties)
+    current.request = request
+    new IndexTables4SparkStreamingWrite(
+      tableName,
+      info.queryId(),
+      if (request == TruncateRequest) "Complete" else "Append",
+      current.planBatchWrite(optimized),
+      StreamingTxn.recordedEpoch(latest, info.queryId())
+    )
+  }
+
+  private def planBatchWrite(optimized: Option[OptimizedWriteSpec]): IndexTables4SparkBatchWrite = {
     val spark = SparkSession.active
     val writeOptions = info.options().asCaseSensitiveMap().asScala.toMap
     val opts = resolveOptions(writeOptions)

@@ -1,0 +1,312 @@
+"""The Structured Streaming sink (issue 32): `writeStream.format("indextables")`, exactly once.
+
+Every stream runs as users run one, against the built JAR, and the same stream into Delta Lake's
+sink (delta-spark, in the suite's session) is the oracle: after each run both tables hold the
+same rows. A micro-batch commits one log version recording the query's id and the batch's epoch;
+a batch Spark replays (its checkpoint lost the batch's commit) commits nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+import delta_oracle
+from helpers import FORMAT, assert_same_rows, read_table, split_files
+from indextables import IndexTable, IndexTablesError
+
+pytestmark = pytest.mark.skipif(
+    not delta_oracle.is_installed(), reason="build/package.sh puts Delta Lake's JARs in place"
+)
+
+SCHEMA = "id long, day string, level string, message string"
+LEVELS = ("INFO", "WARN", "ERROR")
+TIMEOUT_S = 120
+
+
+def _land(folder: Path, first: int, files: int, rows_per_file: int = 20) -> None:
+    """`files` JSON files of distinct ids from `first` on, written whole (a file source lists a
+    folder and reads each new file once)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in range(files):
+        start = first + f * rows_per_file
+        lines = [
+            json.dumps(
+                {
+                    "id": i,
+                    "day": f"2026-11-{20 + i % 2}",
+                    "level": LEVELS[i % 3],
+                    "message": f"request {i} served by host-{i % 7}",
+                }
+            )
+            for i in range(start, start + rows_per_file)
+        ]
+        part = folder / f"part-{start:06d}.json"
+        tmp = folder / f".{part.name}.tmp"
+        tmp.write_text("\n".join(lines) + "\n")
+        tmp.rename(part)
+
+
+def _source(spark: SparkSession, folder: Path, max_files: int | None = None) -> DataFrame:
+    reader = spark.readStream.schema(SCHEMA)
+    if max_files is not None:
+        reader = reader.option("maxFilesPerTrigger", max_files)
+    return reader.json(str(folder))
+
+
+def _run(df: DataFrame, fmt: str, path: str, checkpoint: Path, **options: str) -> None:
+    """One run of the stream until the source has nothing new (availableNow), then stopped."""
+    writer = (
+        df.writeStream.format(fmt)
+        .option("checkpointLocation", str(checkpoint))
+        .options(**options)
+        .trigger(availableNow=True)
+    )
+    query = writer.start(path)
+    try:
+        assert query.awaitTermination(TIMEOUT_S), f"the stream into {path} did not finish"
+        assert query.exception() is None, query.exception()
+    finally:
+        query.stop()
+
+
+def _delta(spark: SparkSession, path: Path) -> DataFrame:
+    return spark.read.format("delta").load(str(path))
+
+
+def _history(spark: SparkSession, path: str) -> list[Any]:
+    """The table's commits, oldest first."""
+    return sorted(IndexTable.for_path(spark, path).history().collect(), key=lambda h: h.version)
+
+
+def _streaming_commits(spark: SparkSession, path: str) -> list[tuple[str, int]]:
+    """(query id, epoch) of each version a stream committed, oldest first."""
+    return [
+        (h.operation_parameters["queryId"], int(h.operation_parameters["epochId"]))
+        for h in _history(spark, path)
+        if "epochId" in (h.operation_parameters or {})
+    ]
+
+
+def test_a_stream_restarted_from_its_checkpoint_lands_every_row_once_as_delta_does(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    batches = 0
+    for run in range(4):
+        _land(landing, run * 100, files=2)
+        _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
+        _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+        batches += 1
+        assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    commits = _streaming_commits(spark, ours)
+    # One version per batch, all of one query (its id survives restarts), epochs in order.
+    assert len(_history(spark, ours)) == batches == len(commits)
+    assert len({q for q, _ in commits}) == 1
+    assert [e for _, e in commits] == list(range(batches))
+    assert read_table(spark, ours).count() == 4 * 2 * 20
+
+
+def test_a_replayed_batch_commits_nothing_and_writes_no_split(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    for run in range(2):
+        _land(landing, run * 100, files=2)
+        _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
+        _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    versions = len(_history(spark, ours))
+    splits = split_files(ours)
+    # The driver died after the batch's version file, before its commit record and before
+    # Spark's own commit: the checkpoint then holds the batch's offsets but not its commit, and
+    # Spark runs the batch again on restart. The record in the version's metadata decides.
+    last = versions - 1
+    (Path(ours) / "_transaction_log" / "_commit_info" / f"{last:020d}.json").unlink()
+    for checkpoint in (tmp_path / "cp-ours", tmp_path / "cp-delta"):
+        (checkpoint / "commits" / "1").unlink()
+        (checkpoint / "commits" / ".1.crc").unlink(missing_ok=True)
+    _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
+    _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    assert len(_history(spark, ours)) == versions
+    assert split_files(ours) == splits
+    assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    assert read_table(spark, ours).count() == 2 * 2 * 20
+    # The stream goes on with the next batch after the replay.
+    _land(landing, 500, files=1)
+    _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
+    _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    assert len(_history(spark, ours)) == versions + 1
+    # Version 1 lost its commit record above; the others name their epochs.
+    assert [e for _, e in _streaming_commits(spark, ours)] == [0, 2]
+    assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+
+
+def test_available_now_over_a_folder_of_50_files_as_delta_does(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    _land(landing, 0, files=50, rows_per_file=10)
+    _run(_source(spark, landing, max_files=10), FORMAT, ours, tmp_path / "cp-ours")
+    _run(_source(spark, landing, max_files=10), "delta", str(delta), tmp_path / "cp-delta")
+    assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    assert read_table(spark, ours).count() == 500
+    assert [e for _, e in _streaming_commits(spark, ours)] == [0, 1, 2, 3, 4]
+
+
+def test_a_rate_stream_stopped_and_restarted_lands_each_value_once(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    table, checkpoint = str(tmp_path / "rate"), tmp_path / "cp"
+    for _ in range(3):
+        query = (
+            spark.readStream.format("rate")
+            .option("rowsPerSecond", 200)
+            .load()
+            .selectExpr("value", "cast(value % 5 as string) AS bucket")
+            .writeStream.format(FORMAT)
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(processingTime="300 milliseconds")
+            .start(table)
+        )
+        deadline = time.monotonic() + TIMEOUT_S
+        while query.lastProgress is None or query.lastProgress["batchId"] < 2:
+            assert query.exception() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        query.stop()  # wherever the batch is
+    values = [r.value for r in read_table(spark, table).select("value").collect()]
+    assert len(values) == len(set(values)) > 0
+    assert sorted(values) == list(range(max(values) + 1))
+
+
+def test_complete_mode_replaces_the_table_with_each_batch_as_delta_does(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    for run in range(2):
+        _land(landing, run * 100, files=2)
+        for fmt, path, cp in ((FORMAT, ours, "cp-ours"), ("delta", str(delta), "cp-delta")):
+            counts = _source(spark, landing).groupBy("level").count()
+            query = (
+                counts.writeStream.format(fmt)
+                .outputMode("complete")
+                .option("checkpointLocation", str(tmp_path / cp))
+                .trigger(availableNow=True)
+                .start(path)
+            )
+            assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+        assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    assert sum(r["count"] for r in read_table(spark, ours).collect()) == 2 * 2 * 20
+    last = _history(spark, ours)[-1]
+    assert last.operation == "STREAMING UPDATE"
+    assert last.operation_parameters["outputMode"] == "Complete"
+
+
+def test_the_update_output_mode_is_refused_when_the_stream_starts(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing, ours = tmp_path / "landing", tmp_path / "ours"
+    _land(landing, 0, files=1)
+    counts = _source(spark, landing).groupBy("level").count()
+    with pytest.raises(IndexTablesError) as info:
+        (
+            counts.writeStream.format(FORMAT)
+            .outputMode("update")
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .start(str(ours))
+        )
+    assert info.value.error_class == "INDEXTABLES_STREAMING_OUTPUT_MODE", info.value
+    assert info.value.sql_state == "0A000"
+    assert "update" in str(info.value).lower() and str(ours) in str(info.value)
+    assert not ours.exists()
+
+
+def test_an_unknown_write_option_fails_the_stream_as_it_fails_a_batch_write(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing = tmp_path / "landing"
+    _land(landing, 0, files=1)
+    bogus = {"spark.indextables.write.optimizeWrite.enabeld": "true"}
+    # A path sink: when the stream starts.
+    with pytest.raises(IndexTablesError) as at_start:
+        (
+            _source(spark, landing)
+            .writeStream.format(FORMAT)
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .options(**bogus)
+            .start(str(tmp_path / "ours"))
+        )
+    assert at_start.value.error_class == "INDEXTABLES_UNKNOWN_OPTION", at_start.value
+    assert "optimizeWrite.enabled" in str(at_start.value)
+    # A catalog table: Spark gives the sink its options with each batch, so the first fails.
+    name = "stream_sink_unknown_option"
+    spark.sql(f"CREATE TABLE {name} ({SCHEMA}) USING indextables")
+    try:
+        query = (
+            _source(spark, landing)
+            .writeStream.options(**bogus)
+            .option("checkpointLocation", str(tmp_path / "cp-name"))
+            .trigger(availableNow=True)
+            .toTable(name)
+        )
+        # The query's failure arrives as the error it failed with.
+        with pytest.raises(IndexTablesError) as in_batch:
+            query.awaitTermination(TIMEOUT_S)
+        assert in_batch.value.error_class == "INDEXTABLES_UNKNOWN_OPTION", in_batch.value
+        assert spark.table(name).count() == 0
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing, delta = tmp_path / "landing", tmp_path / "delta"
+    name = "stream_sink_partitioned"
+    options = {
+        "spark.indextables.mergeOnWrite.enabled": "true",
+        "spark.indextables.mergeOnWrite.async.enabled": "false",
+        "spark.indextables.mergeOnWrite.targetSize": "100M",
+        "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1",
+        "spark.indextables.write.optimizeWrite.enabled": "true",
+    }
+    _land(landing, 0, files=8)
+    try:
+        query = (
+            _source(spark, landing, max_files=1)
+            .writeStream.format(FORMAT)
+            .partitionBy("day")
+            .options(**options)
+            .option("checkpointLocation", str(tmp_path / "cp-ours"))
+            .trigger(availableNow=True)
+            .toTable(name)
+        )
+        assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+        _run(_source(spark, landing, max_files=1), "delta", str(delta), tmp_path / "cp-delta")
+        assert_same_rows(spark.table(name), _delta(spark, delta))
+        table = IndexTable.for_name(spark, name)
+        history = table.history().collect()
+        operations = {h.operation for h in history}
+        assert "MERGE ON WRITE" in operations, operations
+        batches = [h for h in history if h.operation_parameters.get("epochId") is not None]
+        assert len(batches) == 8
+        assert all(b.operation_parameters.get("optimizeWrite") == "hash" for b in batches)
+        (state,) = table.describe().collect()
+        # 8 batches of 2 days each wrote 16 splits; merged, at most a few per day remain.
+        written = sum(h.files_added for h in batches)
+        assert written == 16 and state.num_files <= 4, (written, state.num_files)
+        (location,) = [
+            r.data_type
+            for r in spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
+            if r.col_name == "Location"
+        ]
+        days = sorted(p.name for p in Path(location.removeprefix("file:")).glob("day=*"))
+        assert days == ["day=2026-11-20", "day=2026-11-21"]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+        shutil.rmtree(delta, ignore_errors=True)
