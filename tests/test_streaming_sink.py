@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,12 @@ def _source(spark: SparkSession, folder: Path, max_files: int | None = None) -> 
     return reader.json(str(folder))
 
 
-def _run(df: DataFrame, fmt: str, path: str, checkpoint: Path, **options: str) -> None:
+def _run(df: DataFrame, fmt: str, path: str, checkpoint: Path, mode: str = "append") -> None:
     """One run of the stream until the source has nothing new (availableNow), then stopped."""
     writer = (
         df.writeStream.format(fmt)
+        .outputMode(mode)
         .option("checkpointLocation", str(checkpoint))
-        .options(**options)
         .trigger(availableNow=True)
     )
     query = writer.start(path)
@@ -74,6 +75,31 @@ def _run(df: DataFrame, fmt: str, path: str, checkpoint: Path, **options: str) -
         assert query.exception() is None, query.exception()
     finally:
         query.stop()
+
+
+def _run_both(stream: Callable[[], DataFrame], tmp_path: Path, mode: str = "append") -> None:
+    """One run of the same stream into our table (`ours`) and into Delta's (`delta`), each
+    restarted from its own checkpoint (`cp-ours`, `cp-delta`)."""
+    _run(stream(), FORMAT, str(tmp_path / "ours"), tmp_path / "cp-ours", mode)
+    _run(stream(), "delta", str(tmp_path / "delta"), tmp_path / "cp-delta", mode)
+
+
+def _rounds(
+    spark: SparkSession,
+    tmp_path: Path,
+    rounds: int,
+    query: Callable[[DataFrame], DataFrame] = lambda df: df,
+    mode: str = "append",
+) -> tuple[str, Path]:
+    """`rounds` runs of one stream (`query` over the files of `landing`) into both sinks, two
+    new files landed before each; after each run our table holds Delta's rows. Returns our
+    table's path and Delta's."""
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    for run in range(rounds):
+        _land(landing, run * 100, files=2)
+        _run_both(lambda: query(_source(spark, landing)), tmp_path, mode)
+        assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    return ours, delta
 
 
 def _delta(spark: SparkSession, path: Path) -> DataFrame:
@@ -97,14 +123,8 @@ def _streaming_commits(spark: SparkSession, path: str) -> list[tuple[str, int]]:
 def test_a_stream_restarted_from_its_checkpoint_lands_every_row_once_as_delta_does(
     spark: SparkSession, tmp_path: Path, layout: str
 ) -> None:
-    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
-    batches = 0
-    for run in range(4):
-        _land(landing, run * 100, files=2)
-        _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
-        _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
-        batches += 1
-        assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    batches = 4
+    ours, _ = _rounds(spark, tmp_path, batches)
     commits = _streaming_commits(spark, ours)
     # One version per batch, all of one query (its id survives restarts), epochs in order.
     assert len(_history(spark, ours)) == batches == len(commits)
@@ -116,11 +136,8 @@ def test_a_stream_restarted_from_its_checkpoint_lands_every_row_once_as_delta_do
 def test_a_replayed_batch_commits_nothing_and_writes_no_split(
     spark: SparkSession, tmp_path: Path, layout: str
 ) -> None:
-    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
-    for run in range(2):
-        _land(landing, run * 100, files=2)
-        _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
-        _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    landing = tmp_path / "landing"
+    ours, delta = _rounds(spark, tmp_path, 2)
     versions = len(_history(spark, ours))
     splits = split_files(ours)
     # The driver died after the batch's version file, before its commit record and before
@@ -131,16 +148,14 @@ def test_a_replayed_batch_commits_nothing_and_writes_no_split(
     for checkpoint in (tmp_path / "cp-ours", tmp_path / "cp-delta"):
         (checkpoint / "commits" / "1").unlink()
         (checkpoint / "commits" / ".1.crc").unlink(missing_ok=True)
-    _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
-    _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    _run_both(lambda: _source(spark, landing), tmp_path)
     assert len(_history(spark, ours)) == versions
     assert split_files(ours) == splits
     assert_same_rows(read_table(spark, ours), _delta(spark, delta))
     assert read_table(spark, ours).count() == 2 * 2 * 20
     # The stream goes on with the next batch after the replay.
     _land(landing, 500, files=1)
-    _run(_source(spark, landing), FORMAT, ours, tmp_path / "cp-ours")
-    _run(_source(spark, landing), "delta", str(delta), tmp_path / "cp-delta")
+    _run_both(lambda: _source(spark, landing), tmp_path)
     assert len(_history(spark, ours)) == versions + 1
     # Version 1 lost its commit record above; the others name their epochs.
     assert [e for _, e in _streaming_commits(spark, ours)] == [0, 2]
@@ -152,8 +167,7 @@ def test_available_now_over_a_folder_of_50_files_as_delta_does(
 ) -> None:
     landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
     _land(landing, 0, files=50, rows_per_file=10)
-    _run(_source(spark, landing, max_files=10), FORMAT, ours, tmp_path / "cp-ours")
-    _run(_source(spark, landing, max_files=10), "delta", str(delta), tmp_path / "cp-delta")
+    _run_both(lambda: _source(spark, landing, max_files=10), tmp_path)
     assert_same_rows(read_table(spark, ours), _delta(spark, delta))
     assert read_table(spark, ours).count() == 500
     assert [e for _, e in _streaming_commits(spark, ours)] == [0, 1, 2, 3, 4]
@@ -187,20 +201,7 @@ def test_a_rate_stream_stopped_and_restarted_lands_each_value_once(
 def test_complete_mode_replaces_the_table_with_each_batch_as_delta_does(
     spark: SparkSession, tmp_path: Path, layout: str
 ) -> None:
-    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
-    for run in range(2):
-        _land(landing, run * 100, files=2)
-        for fmt, path, cp in ((FORMAT, ours, "cp-ours"), ("delta", str(delta), "cp-delta")):
-            counts = _source(spark, landing).groupBy("level").count()
-            query = (
-                counts.writeStream.format(fmt)
-                .outputMode("complete")
-                .option("checkpointLocation", str(tmp_path / cp))
-                .trigger(availableNow=True)
-                .start(path)
-            )
-            assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
-        assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    ours, _ = _rounds(spark, tmp_path, 2, lambda df: df.groupBy("level").count(), "complete")
     assert sum(r["count"] for r in read_table(spark, ours).collect()) == 2 * 2 * 20
     last = _history(spark, ours)[-1]
     assert last.operation == "STREAMING UPDATE"
