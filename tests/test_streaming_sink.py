@@ -198,6 +198,36 @@ def test_a_rate_stream_stopped_and_restarted_lands_each_value_once(
     assert sorted(values) == list(range(max(values) + 1))
 
 
+def test_two_queries_writing_one_table_at_once_both_land_once(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    table = str(tmp_path / "shared")
+    _land(tmp_path / "seed", 10_000, files=1)
+    spark.read.schema(SCHEMA).json(str(tmp_path / "seed")).write.format(FORMAT).save(table)
+    queries = []
+    for q in range(2):
+        landing = tmp_path / f"landing-{q}"
+        _land(landing, q * 1000, files=4)
+        queries.append(
+            _source(spark, landing, max_files=1)
+            .writeStream.format(FORMAT)
+            .option("checkpointLocation", str(tmp_path / f"cp-{q}"))
+            .trigger(availableNow=True)
+            .start(table)
+        )
+    for query in queries:
+        assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+    expected = spark.read.schema(SCHEMA).json(
+        [str(tmp_path / d) for d in ("seed", "landing-0", "landing-1")]
+    )
+    assert_same_rows(read_table(spark, table), expected)
+    commits = _streaming_commits(spark, table)
+    # Each query's 4 batches, one version each, in its own epoch order whatever the interleaving.
+    for query in queries:
+        assert [e for q, e in commits if q == query.id] == [0, 1, 2, 3]
+    assert len(commits) == 8
+
+
 def test_complete_mode_replaces_the_table_with_each_batch_as_delta_does(
     spark: SparkSession, tmp_path: Path, layout: str
 ) -> None:
@@ -306,6 +336,8 @@ def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
             for r in spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
             if r.col_name == "Location"
         ]
+        properties = {r.key for r in spark.sql(f"SHOW TBLPROPERTIES {name}").collect()}
+        assert not [k for k in properties if k.startswith("indextables.streaming.")], properties
         days = sorted(p.name for p in Path(location.removeprefix("file:")).glob("day=*"))
         assert days == ["day=2026-11-20", "day=2026-11-21"]
     finally:
