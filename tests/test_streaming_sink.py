@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 import delta_oracle
 from helpers import FORMAT, assert_same_rows, read_table, split_files
 from indextables import IndexTable, IndexTablesError
+from killed_driver import KilledDriver
 
 pytestmark = pytest.mark.skipif(
     not delta_oracle.is_installed(), reason="build/package.sh puts Delta Lake's JARs in place"
@@ -131,6 +132,49 @@ def test_a_stream_restarted_from_its_checkpoint_lands_every_row_once_as_delta_do
     assert len({q for q, _ in commits}) == 1
     assert [e for _, e in commits] == list(range(batches))
     assert read_table(spark, ours).count() == 4 * 2 * 20
+
+
+# The killed driver's stream: one file per batch, batches back to back, until it is killed.
+KILLED_STREAM = f"""
+table, landing, checkpoint = args
+query = (
+    spark.readStream.schema("{SCHEMA}")
+    .option("maxFilesPerTrigger", 1)
+    .json(landing)
+    .writeStream.format("indextables")
+    .option("checkpointLocation", checkpoint)
+    .trigger(processingTime="0 seconds")
+    .start(table)
+)
+query.awaitTermination()
+"""
+
+
+def test_a_driver_killed_mid_stream_then_restarted_lands_every_row_once(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing, ours, checkpoint = tmp_path / "landing", tmp_path / "ours", tmp_path / "cp-ours"
+    _land(landing, 0, files=8, rows_per_file=200)
+    driver = KilledDriver(
+        tmp_path / "driver", KILLED_STREAM, [str(ours), str(landing), str(checkpoint)]
+    )
+    log = ours / "_transaction_log"
+
+    def versions() -> int:
+        return len(list(log.glob("0*.json"))) if log.exists() else 0
+
+    try:
+        # Killed wherever its third batch is: writing splits, committing, or between the
+        # table's commit and the checkpoint's.
+        driver.run_until(lambda: versions() >= 2, "two batches in the table")
+    finally:
+        driver.kill()
+    assert versions() < 8
+    _run(_source(spark, landing, max_files=1), FORMAT, str(ours), checkpoint)
+    # The source's rows are the oracle here: each file once.
+    assert_same_rows(read_table(spark, str(ours)), spark.read.schema(SCHEMA).json(str(landing)))
+    epochs = [e for _, e in _streaming_commits(spark, str(ours))]
+    assert epochs == sorted(set(epochs)) and len(_history(spark, str(ours))) == 8
 
 
 def test_a_replayed_batch_commits_nothing_and_writes_no_split(
