@@ -338,6 +338,31 @@ def test_an_unknown_write_option_fails_the_stream_as_it_fails_a_batch_write(
         spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
+def test_many_small_batches_with_merge_on_write_leave_one_split_per_partition(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # The bound: merge on write starts once the table holds one merge group (the threshold on 2
+    # cores with minBatchesToTrigger=1) and merges every group, so after each batch's merge a
+    # partition holds at most one split below 0.45 x targetSize (plus those above it: none
+    # here). Synchronous, so that the bound holds at every commit, not after a merge catches up.
+    landing, table, batches = tmp_path / "landing", str(tmp_path / "ours"), 40
+    _land(landing, 0, files=batches, rows_per_file=10)
+    query = (
+        _source(spark, landing, max_files=1)
+        .writeStream.format(FORMAT)
+        .option("spark.indextables.mergeOnWrite.enabled", "true")
+        .option("spark.indextables.mergeOnWrite.async.enabled", "false")
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start(table)
+    )
+    assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+    assert len(_streaming_commits(spark, table)) == batches
+    (state,) = IndexTable.for_path(spark, table).describe().collect()
+    assert state.num_files == 1 and state.num_records == batches * 10, state
+    assert read_table(spark, table).count() == batches * 10
+
+
 def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
     spark: SparkSession, tmp_path: Path
 ) -> None:
