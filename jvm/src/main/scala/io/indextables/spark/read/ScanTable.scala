@@ -91,19 +91,15 @@ private[read] final case class ScanTable(
    * The distinct ways the splits `kept` hold the table's columns (from their doc mappings, and
    * which floating columns they order as Spark does), each with the union of mappings its IndexQuery is parsed against, and each split's variant.
    */
-  def variants(kept: Seq[AddAction]): ScanVariants = {
-    val bySplit = kept.map { a =>
-      val schema = TableIndexing.forSplit(snapshot, a)
-      // The floating columns the split is recorded to hold no NaN in, or no NaN with the sign
-      // bit set: the index orders their values as Spark does, so ranges on them are exact.
-      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount, SplitCounts.SignedNanCount)
-      val exact = schema.fields.collect {
-        case f
-            if (f.dataType == DoubleType || f.dataType == FloatType) &&
-              recorded.contains(f.name) => f.name
-      }.toSet
-      (a.path, (schema.copy(exactFloatRanges = exact), snapshot.docMappingFor(a)))
-    }
+  def variants(kept: Seq[AddAction]): ScanVariants =
+    // Every live split (nothing pruned, the common case): once per snapshot. (A snapshot whose
+    // files were never all loaded, its manifests pruned instead, is not made to load them.)
+    if (snapshot.filesLoaded && kept.size == snapshot.numFiles) {
+      snapshot.derived("ScanTable.variants")(variantsOf(snapshot.allFiles))
+    } else variantsOf(kept)
+
+  private def variantsOf(kept: Seq[AddAction]): ScanVariants = {
+    val bySplit = kept.map(a => (a.path, (variantOf(a), snapshot.docMappingFor(a))))
     val distinct = bySplit.map(_._2._1).distinct.toIndexedSeq
     val index = distinct.zipWithIndex.toMap
     // Each variant's own mapping, then the others' fields: an IndexQuery may name a column
@@ -114,6 +110,24 @@ private[read] final case class ScanTable(
     }
     ScanVariants(mappings, bySplit.map { case (path, (v, _)) => path -> index(v) }.toMap)
   }
+
+  /**
+   * How split `a` holds the table's columns, once per snapshot (every query of the table asks):
+   * its doc mapping's schema, and the floating columns it is recorded to hold no NaN in, or no
+   * NaN with the sign bit set (the index orders their values as Spark does, so ranges on them
+   * are exact).
+   */
+  private def variantOf(a: AddAction): TableIndexSchema =
+    snapshot.derived(("ScanTable.variantOf", a.path)) {
+      val schema = TableIndexing.forSplit(snapshot, a)
+      val recorded = SplitCounts.noneIn(a.stats, SplitCounts.NanCount, SplitCounts.SignedNanCount)
+      val exact = schema.fields.collect {
+        case f
+            if (f.dataType == DoubleType || f.dataType == FloatType) &&
+              recorded.contains(f.name) => f.name
+      }.toSet
+      schema.copy(exactFloatRanges = exact)
+    }
 
   def hasLongTokens(a: AddAction): Boolean =
     a.splitTags.exists(_.contains(TokenLimit.LongTokensTag))

@@ -19,7 +19,9 @@ object TableIndexing {
   private val mapper = new ObjectMapper()
 
   def tableSchema(snapshot: Snapshot): StructType =
-    DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
+    snapshot.derived("TableIndexing.tableSchema") {
+      DataType.fromJson(snapshot.metadata.schemaString).asInstanceOf[StructType]
+    }
 
   /** How `add` holds the table's columns. */
   def forSplit(snapshot: Snapshot, add: AddAction): TableIndexSchema = {
@@ -36,12 +38,17 @@ object TableIndexing {
 
   /** The string columns the table's metadata records as JSON (see SplitIndexSchema.of). */
   private def jsonStrings(snapshot: Snapshot): Set[String] =
-    IndexingRequest.recorded(snapshot.metadata.configuration).typemap.collect {
-      case (c, "json") => c
-    }.toSet
+    snapshot.derived("TableIndexing.jsonStrings") {
+      IndexingRequest.recorded(snapshot.metadata.configuration).typemap.collect {
+        case (c, "json") => c
+      }.toSet
+    }
 
   /** The table's indexing: every column as the splits that hold it hold it. */
-  def ofTable(snapshot: Snapshot): TableIndexSchema = {
+  def ofTable(snapshot: Snapshot): TableIndexSchema =
+    snapshot.derived("TableIndexing.ofTable")(tableIndexing(snapshot))
+
+  private def tableIndexing(snapshot: Snapshot): TableIndexSchema = {
     val held = unionMapping(snapshot) match {
       case Some(m) => SplitIndexSchema.of(
           tableSchema(snapshot),

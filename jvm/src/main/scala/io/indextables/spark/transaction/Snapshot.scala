@@ -63,6 +63,26 @@ final class Snapshot private[transaction] (
     if (p == null) allFiles else p.loadMatching(keep, keepPartition)
   }
 
+  // What readers derive from this snapshot alone, computed once (see `derived`).
+  private val derivations = new java.util.concurrent.ConcurrentHashMap[Any, AnyRef]()
+
+  /**
+   * `f`, computed once per snapshot for `key`: for values that depend on this snapshot's state
+   * alone (a split's index schema, say), which every query of the table would otherwise derive
+   * again. A snapshot never changes, so neither does the value. `key` names both what is
+   * derived and from what, so that two derivations never share one. `f` may itself derive
+   * (it runs outside the map's lock); two threads may both compute it, and one value is kept.
+   */
+  def derived[T <: AnyRef](key: Any)(f: => T): T = {
+    val known = derivations.get(key)
+    if (known != null) known.asInstanceOf[T]
+    else {
+      val value: AnyRef = f
+      val raced = derivations.putIfAbsent(key, value)
+      (if (raced != null) raced else value).asInstanceOf[T]
+    }
+  }
+
   /** Doc mapping JSON by hash, from the `docMappingSchema.<hash>` configuration entries. */
   lazy val schemaRegistry: Map[String, String] =
     metadata.configuration.collect {
