@@ -2,8 +2,6 @@ package io.indextables.spark.read
 
 import java.io.File
 
-import org.apache.hadoop.fs.Path
-
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.rank.{RankStatistics, RankedIndex}
@@ -110,7 +108,7 @@ private[read] object RankedSplits {
       if (checked.s3.isEmpty) checked.where
       else {
         val conf = plan.hadoopConf.value
-        val p = TablePaths.resolve(LogStore.qualify(new Path(plan.tablePath), conf), split.path)
+        val p = TablePaths.resolve(plan.root, split.path)
         LogStore.forPath(p, conf).localCopy(p, checked.identity, LocalSplitCache.Settings(conf))
           .getPath
       }

@@ -1,9 +1,11 @@
 package io.indextables.spark.read
 
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.read.aggregate.AggregatePlan
 import io.indextables.spark.schema.IndexedField
+import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.DeletionVectorDescriptor
 import io.indextables.spark.util.SerializableHadoopConf
 
@@ -49,7 +51,19 @@ final case class ReadPlan(
     parquetRoot: Option[String] = None,
     parquetPathsFromDirectory: Boolean = false,
     metadataColumns: Set[String] = Set.empty,
-    scoring: Option[String] = None)
+    scoring: Option[String] = None) {
+
+  /**
+   * The table's root, qualified once per plan in each JVM (qualifying a local or Hadoop path
+   * asks its file system, which each split read would otherwise do again).
+   */
+  @transient private[read] lazy val root: Path =
+    LogStore.qualify(new Path(tablePath), hadoopConf.value)
+
+  /** The root companion splits' Parquet files are named under, qualified likewise. */
+  @transient private[read] lazy val parquetRootPath: Path =
+    parquetRoot.fold(root)(r => LogStore.qualify(new Path(r), hadoopConf.value))
+}
 
 /**
  * The pushed query as splits of one doc mapping answer it.

@@ -2,8 +2,6 @@ package io.indextables.spark.read
 
 import scala.collection.JavaConverters._
 
-import org.apache.hadoop.fs.Path
-
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
@@ -68,7 +66,7 @@ object SplitSearchEngine {
    */
   def check(plan: ReadPlan, split: SplitInputPartition): CheckedSplit = {
     val conf = plan.hadoopConf.value
-    val p = TablePaths.resolve(LogStore.qualify(new Path(plan.tablePath), conf), split.path)
+    val p = TablePaths.resolve(plan.root, split.path)
     val store = LogStore.forPath(p, conf)
     val identity =
       SplitFileCheck.verify(store, p, split.size, split.footerStartOffset, split.footerEndOffset)
@@ -95,7 +93,7 @@ object SplitSearchEngine {
    */
   def parquetRootFor(plan: ReadPlan, split: SplitInputPartition): String = {
     val conf = plan.hadoopConf.value
-    val root = LogStore.qualify(new Path(plan.parquetRoot.getOrElse(plan.tablePath)), conf)
+    val root = plan.parquetRootPath
     // A file's status, refused when missing or no longer of the size it was indexed at.
     def checkedStatus(f: String) = {
       val p = TablePaths.resolve(root, f)

@@ -142,8 +142,10 @@ object LocalLogStore extends LogStore {
 
   override def status(path: Path): FileInfo =
     try {
-      val p = toNio(path)
-      FileInfo(path, Files.size(p), Files.getLastModifiedTime(p).toMillis)
+      // One call for both: size and modification time of the same file.
+      val a =
+        Files.readAttributes(toNio(path), classOf[java.nio.file.attribute.BasicFileAttributes])
+      FileInfo(path, a.size, a.lastModifiedTime.toMillis)
     } catch {
       case _: NoSuchFileException => throw new FileNotFoundException(s"File $path does not exist")
     }
