@@ -122,17 +122,10 @@ final case class RankStatistics(
     terms: Seq[TermStat],
     exact: Boolean = true) {
 
-  def +(o: RankStatistics): RankStatistics = {
-    val tokens = (fieldTokens.keySet ++ o.fieldTokens.keySet).iterator.map { f =>
-      f -> (fieldTokens.getOrElse(f, 0L) + o.fieldTokens.getOrElse(f, 0L))
-    }.toMap
-    val freqs = (terms ++ o.terms).groupBy(t => (t.field, t.term)).iterator.map {
-      case ((f, t), ts) => TermStat(f, t, ts.iterator.map(_.docFreq).sum)
-    }.toSeq.sortBy(t => (t.field, t.term))
-    RankStatistics(numDocs + o.numDocs, tokens, freqs, exact && o.exact)
-  }
+  def +(o: RankStatistics): RankStatistics = RankStatistics.sum(Seq(this, o))
 
-  def toJson: String = {
+  /** As JSON, the form the native ranker takes (made once: every split of a query is given it). */
+  @transient lazy val toJson: String = {
     val root = RankStatistics.mapper.createObjectNode()
     root.put("numDocs", numDocs)
     val fields = root.putObject("fields")
@@ -151,6 +144,26 @@ object RankStatistics {
 
   /** No statistics: a ranked index given these uses its own. */
   val empty: RankStatistics = RankStatistics(0L, Map.empty, Seq.empty, exact = true)
+
+  /** The statistics of all of `parts` together (each a different set of docs), in one pass. */
+  def sum(parts: Iterable[RankStatistics]): RankStatistics = {
+    var numDocs = 0L
+    var exact = true
+    val tokens = scala.collection.mutable.HashMap.empty[String, Long]
+    val freqs = scala.collection.mutable.HashMap.empty[(String, String), Long]
+    parts.foreach { p =>
+      numDocs += p.numDocs
+      exact &&= p.exact
+      p.fieldTokens.foreach { case (f, n) => tokens(f) = tokens.getOrElse(f, 0L) + n }
+      p.terms.foreach { t =>
+        val key = (t.field, t.term)
+        freqs(key) = freqs.getOrElse(key, 0L) + t.docFreq
+      }
+    }
+    val terms = freqs.iterator.map { case ((f, t), n) => TermStat(f, t, n) }.toVector
+      .sortBy(t => (t.field, t.term))
+    RankStatistics(numDocs, tokens.toMap, terms, exact)
+  }
 
   def fromJson(s: String): RankStatistics = {
     val root: JsonNode =

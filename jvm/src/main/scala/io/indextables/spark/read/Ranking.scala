@@ -77,6 +77,13 @@ private[read] object Ranking {
   def statisticsOf(json: String): RankStatistics =
     parsed.getOrElseUpdate(json)(RankStatistics.fromJson(json))
 
+  /** `stats` as JSON, for a [[ReadPlan]]; [[statisticsOf]] it then gives `stats` back unparsed. */
+  def statisticsJson(stats: RankStatistics): String = {
+    val json = stats.toJson
+    parsed.getOrElseUpdate(json)(stats)
+    json
+  }
+
   /**
    * The table-wide statistics of the text clauses of `plan`'s variants, over every live split
    * of `in`'s snapshot. A split is given each distinct tree; its terms are counted once.
@@ -88,7 +95,7 @@ private[read] object Ranking {
       queries.map(q => RankedSplits.statisticsOf(plan, s, q)).reduceOption(union)
         .getOrElse(RankStatistics.empty)
     }
-    perSplit.foldLeft(RankStatistics.empty)(_ + _)
+    RankStatistics.sum(perSplit)
   }
 
   /** One split's statistics for several queries: each term once (they are the same split's). */
@@ -245,6 +252,7 @@ private[read] object Ranking {
         s"${IndexTables4SparkScan.pushed(in, plan, None)}, AnsweredOnDriver: true " +
           s"(${ordered.size} rows), Splits: ${selected.size}/${in.files.size}, Tasks: 0"
       )
-    } else IndexTables4SparkScan.plan(in.copy(selected = Some(selected)), None)
+    } else
+      IndexTables4SparkScan.plan(in.copy(selected = Some(selected), scored = plan.scoring), None)
   }
 }

@@ -95,7 +95,8 @@ private[read] object ReadRoute {
 /**
  * Everything a route plans its scan from: the table, what the filters came to, the columns
  * Spark asked for, a pushed LIMIT or top-k by `_score`, and for a top-k its selected splits
- * and their winners (which are then all a search reads). Immutable.
+ * and their winners (which are then all a search reads) and the statistics they were selected
+ * by (`scored`, the JSON of a `rank.RankStatistics`). Immutable.
  */
 private[read] final case class ScanInputs(
     table: ScanTable,
@@ -103,7 +104,8 @@ private[read] final case class ScanInputs(
     required: StructType,
     limit: Option[Int],
     topN: Option[TopN] = None,
-    selected: Option[Seq[SplitInputPartition]] = None) {
+    selected: Option[Seq[SplitInputPartition]] = None,
+    scored: Option[String] = None) {
 
   def files: Seq[AddAction] = filters.files
   def kept: Seq[AddAction] = filters.kept
@@ -163,8 +165,10 @@ private[read] final case class ScanInputs(
     if (!scores) plan else plan.copy(scoring = Some(scoring))
   }
 
-  // The table-wide statistics of the scan's text clauses, gathered once per planned scan.
-  private lazy val scoring: String = Ranking.statistics(this, unscoredPlan(None)).toJson
+  // The table-wide statistics of the scan's text clauses, gathered once per planned scan (or
+  // handed on from the scan that selected a top-k's splits, `scored`).
+  private lazy val scoring: String = scored.getOrElse(
+    Ranking.statisticsJson(Ranking.statistics(this, unscoredPlan(None))))
 
   private def unscoredPlan(aggregate: Option[AggregatePlan]): ReadPlan = {
     val spark = SparkSession.active
