@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 import ranking_oracle
 from helpers import FORMAT, TYPEMAP, error_text, read_table, scan_node
 from indextables import IndexTable
-from indextables.functions import indexquery, score
+from indextables.functions import indexquery, score, snippet
 
 pytestmark = [
     pytest.mark.usefixtures("layout"),
@@ -285,6 +285,42 @@ def test_index_table_search(
         IndexTable.for_path(spark, tables["appends"]).search(query, k=0)
     with pytest.raises(ValueError, match="query must be a non-empty str"):
         IndexTable.for_path(spark, tables["appends"]).search(" ")
+
+
+def test_index_table_search_highlights_the_rows_it_returns(
+    spark: SparkSession, tables: dict[str, str]
+) -> None:
+    query = ranking_oracle.lee_queries(50)[7]
+    table = IndexTable.for_path(spark, tables["appends"])
+    plain = [(r["id"], r["_score"]) for r in table.search(query, k=K, columns=["id"]).collect()]
+    found = table.search(query, k=K, columns=["id"], highlight="body")
+    assert found.columns == ["id", "_score", "body_highlight"]
+    rows = found.collect()
+    # The same rows in the same order as without highlights.
+    assert [(r["id"], r["_score"]) for r in rows] == plain
+    # Each fragment is the snippet function's for that row, and every returned row has one
+    # (`body` is the only string column, so each match matched there).
+    ids = [r["id"] for r in rows]
+    expected = {
+        r["id"]: r["s"]
+        for r in read_table(spark, tables["appends"])
+        .where(F.col("id").isin(ids))
+        .select("id", snippet("body", query).alias("s"))
+        .collect()
+    }
+    for r in rows:
+        assert r["body_highlight"] is not None and "<b>" in r["body_highlight"], r
+        assert r["body_highlight"] == expected[r["id"]]
+    # `highlight` may name a column the result does not return.
+    assert table.search(query, k=2, columns=["id"], highlight=["body"]).columns == [
+        "id",
+        "_score",
+        "body_highlight",
+    ]
+    with pytest.raises(ValueError, match="highlight: no column 'nope'"):
+        table.search(query, highlight="nope")
+    with pytest.raises(TypeError, match="highlight must be a column name"):
+        table.search(query, highlight=[1])  # type: ignore[list-item]
 
 
 def test_deleted_rows_are_never_ranked(

@@ -78,6 +78,7 @@ class IndexTable:
         k: int = 10,
         columns: Sequence[str] | None = None,
         where: str | None = None,
+        highlight: str | Sequence[str] | None = None,
     ) -> DataFrame:
         """The `k` rows that best match `query`, best first, with their ``_score``.
 
@@ -89,11 +90,17 @@ class IndexTable:
         score). Ties keep one stable order. The top-k is pushed down: each split returns at
         most `k` rows, and a small `k` is answered on the driver with no Spark job.
 
+        `highlight` names string columns (one, or a sequence) to highlight: each adds a column
+        ``<name>_highlight`` after ``_score``, the best fragment of the row's value with what
+        `query` matched in it marked ``<b>…</b>`` (`functions.snippet`), NULL where nothing of
+        that value matched. Fragments are made for the `k` rows returned only.
+
         >>> IndexTable.for_path(spark, path).search("timeout OR reset", k=5).show()
+        >>> IndexTable.for_path(spark, path).search("timeout", highlight="message").show()
         """
         from pyspark.sql import functions as F
 
-        from indextables.functions import indexquery_all
+        from indextables.functions import indexquery_all, snippet
 
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"query must be a non-empty str, got {query!r}")
@@ -106,7 +113,20 @@ class IndexTable:
         wanted = list(df.columns) if columns is None else list(columns)
         if isinstance(columns, str) or not all(isinstance(c, str) and c for c in wanted):
             raise TypeError(f"columns must be a sequence of non-empty str, got {columns!r}")
-        return df.select(*wanted, "_score").orderBy(F.col("_score").desc()).limit(k)
+        marked = [highlight] if isinstance(highlight, str) else list(highlight or [])
+        if not all(isinstance(c, str) and c for c in marked):
+            raise TypeError(
+                f"highlight must be a column name or a sequence of them, got {highlight!r}"
+            )
+        missing = [c for c in marked if c not in df.columns]
+        if missing:
+            raise ValueError(f"highlight: no column {missing[0]!r} in {df.columns}")
+        kept = list(dict.fromkeys(wanted + marked))
+        top = df.select(*kept, "_score").orderBy(F.col("_score").desc()).limit(k)
+        # The fragments of the winners only: after the limit, where Spark keeps the order.
+        return top.select(
+            *wanted, "_score", *(snippet(c, query).alias(f"{c}_highlight") for c in marked)
+        )
 
     def history(self) -> DataFrame:
         """One row per version, newest first (`DESCRIBE INDEXTABLES HISTORY`)."""
