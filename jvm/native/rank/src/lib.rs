@@ -18,7 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use jni::objects::{JObject, JString};
+use jni::objects::{JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong, jobjectArray, jstring, JNI_FALSE};
 use jni::JNIEnv;
 use tantivy::collector::{Collector, SegmentCollector, TopDocs};
@@ -183,11 +183,23 @@ fn address(segment_ord: u32, doc: DocId) -> u64 {
 }
 
 fn top_k(ranked: &Ranked, ast: &str, stats: &str, k: jint) -> Result<Vec<(u64, Score)>, String> {
+    let supplied = stats::Supplied::parse(stats)?;
+    top_k_with(ranked, ast, &supplied, k)
+}
+
+/// `ranked`'s best `k` docs for `ast`, scored with `supplied` statistics: (address, score),
+/// best first, ties by ascending address.
+fn top_k_with(
+    ranked: &Ranked,
+    ast: &str,
+    supplied: &stats::Supplied,
+    k: jint,
+) -> Result<Vec<(u64, Score)>, String> {
     if k <= 0 {
         return Err(format!("topK needs k > 0, got {k}"));
     }
     let converted = ast::convert(&ranked.index, ast)?;
-    let provider = stats::SuppliedStats::parse(&ranked.searcher, stats)?;
+    let provider = supplied.for_index(&ranked.searcher);
     // TopDocs allocates room for 2 * limit hits up front: a limit past the doc count (a
     // caller's "everything") must not become an allocation failure, which aborts the process.
     let max_doc: u64 = ranked
@@ -213,7 +225,8 @@ fn top_k(ranked: &Ranked, ast: &str, stats: &str, k: jint) -> Result<Vec<(u64, S
 
 fn score_all(ranked: &Ranked, ast: &str, stats: &str) -> Result<Vec<(u64, Score)>, String> {
     let converted = ast::convert(&ranked.index, ast)?;
-    let provider = stats::SuppliedStats::parse(&ranked.searcher, stats)?;
+    let supplied = stats::Supplied::parse(stats)?;
+    let provider = supplied.for_index(&ranked.searcher);
     let scoring = EnableScoring::enabled_from_statistics_provider(&provider, &ranked.searcher);
     let query: &dyn Query = converted.query.as_ref();
     let executor = ranked.index.search_executor();
@@ -226,6 +239,92 @@ fn score_all(ranked: &Ranked, ast: &str, stats: &str) -> Result<Vec<(u64, Score)
 fn statistics(ranked: &Ranked, ast: &str) -> Result<String, String> {
     let converted = ast::convert(&ranked.index, ast)?;
     stats::statistics(&ranked.searcher, converted.query.as_ref(), converted.exact)
+}
+
+/// `f` applied to each of `items` (with its position) on up to `threads` threads, in order of
+/// `items`. Work is dealt out one item at a time, so one slow item does not hold up the rest.
+fn on_threads<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(usize, &T) -> Result<R, String> + Sync,
+) -> Result<Vec<R>, String> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().enumerate().map(|(i, t)| f(i, t)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, Result<R, String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= items.len() {
+                            break;
+                        }
+                        out.push((i, f(i, &items[i])));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| match w.join() {
+                Ok(out) => out,
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The statistics of every index of `rankeds` for the terms of all of `asts`, summed: what
+/// one index holding all their docs would have (a table's, over its splits).
+fn statistics_many(
+    rankeds: &[Arc<Ranked>],
+    asts: &[String],
+    threads: usize,
+) -> Result<String, String> {
+    let per_index = on_threads(rankeds, threads, |_, ranked| {
+        let converted = asts
+            .iter()
+            .map(|a| ast::convert(&ranked.index, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let queries: Vec<&dyn Query> = converted.iter().map(|c| c.query.as_ref()).collect();
+        let exact = converted.iter().all(|c| c.exact);
+        stats::of_index(&ranked.searcher, &queries, exact)
+    })?;
+    let mut sum = stats::Sum::default();
+    for s in per_index {
+        sum.add(s);
+    }
+    stats::to_json(&sum.total())
+}
+
+/// Each index's best `wants[i]` docs for `asts[i]`, scored with the `stats` JSON: one list
+/// per index, as [`top_k`] gives it.
+fn top_k_many(
+    rankeds: &[Arc<Ranked>],
+    asts: &[String],
+    stats: &str,
+    wants: &[jint],
+    threads: usize,
+) -> Result<Vec<Vec<(u64, Score)>>, String> {
+    if asts.len() != rankeds.len() || wants.len() != rankeds.len() {
+        return Err(format!(
+            "topKMany needs one query and one k per index: {} indexes, {} queries, {} ks",
+            rankeds.len(),
+            asts.len(),
+            wants.len()
+        ));
+    }
+    let supplied = stats::Supplied::parse(stats)?;
+    on_threads(rankeds, threads, |i, ranked| {
+        top_k_with(ranked, &asts[i], &supplied, wants[i])
+    })
 }
 
 // ---- JNI -----------------------------------------------------------------------------------
@@ -295,6 +394,82 @@ fn hits_to_java(env: &mut JNIEnv, hits: &[(u64, Score)]) -> Result<jobjectArray,
     env.set_object_array_element(&out, 1, jscores)
         .map_err(err)?;
     Ok(out.into_raw())
+}
+
+/// The open indexes of `handles` (a `long[]`).
+fn handles_arg(env: &mut JNIEnv, handles: &JLongArray) -> Result<Vec<Arc<Ranked>>, String> {
+    if handles.is_null() {
+        return Err("the handles are null".to_string());
+    }
+    let err = |e: jni::errors::Error| format!("cannot read the handles: {e}");
+    let n = env.get_array_length(handles).map_err(err)? as usize;
+    let mut ids = vec![0i64; n];
+    env.get_long_array_region(handles, 0, &mut ids)
+        .map_err(err)?;
+    ids.into_iter().map(lookup).collect()
+}
+
+/// The strings of `strings` (a `String[]`; `name` in errors).
+fn strings_arg(
+    env: &mut JNIEnv,
+    strings: &JObjectArray,
+    name: &str,
+) -> Result<Vec<String>, String> {
+    if strings.is_null() {
+        return Err(format!("{name} are null"));
+    }
+    let err = |e: jni::errors::Error| format!("cannot read {name}: {e}");
+    let n = env.get_array_length(strings).map_err(err)?;
+    (0..n)
+        .map(|i| {
+            let s = JString::from(env.get_object_array_element(strings, i).map_err(err)?);
+            jstr(env, &s, &format!("{name}[{i}]"))
+        })
+        .collect()
+}
+
+/// The ints of `ints` (an `int[]`; `name` in errors).
+fn ints_arg(env: &mut JNIEnv, ints: &JIntArray, name: &str) -> Result<Vec<i32>, String> {
+    if ints.is_null() {
+        return Err(format!("{name} are null"));
+    }
+    let err = |e: jni::errors::Error| format!("cannot read {name}: {e}");
+    let n = env.get_array_length(ints).map_err(err)? as usize;
+    let mut out = vec![0i32; n];
+    env.get_int_array_region(ints, 0, &mut out).map_err(err)?;
+    Ok(out)
+}
+
+/// `Array(int[] counts, long[] addresses, float[] scores)`: each index's hits, one after the
+/// other, `counts[i]` of them for index i.
+fn many_hits_to_java(
+    env: &mut JNIEnv,
+    lists: &[Vec<(u64, Score)>],
+) -> Result<jobjectArray, String> {
+    let err = |e: jni::errors::Error| format!("cannot build the result arrays: {e}");
+    let counts: Vec<i32> = lists.iter().map(|l| l.len() as i32).collect();
+    let all: Vec<(u64, Score)> = lists.iter().flatten().copied().collect();
+    let pair = hits_to_java(env, &all)?;
+    // SAFETY: `pair` is the local reference hits_to_java just made.
+    let pair = unsafe { JObjectArray::from_raw(pair) };
+    let jcounts = env.new_int_array(counts.len() as i32).map_err(err)?;
+    env.set_int_array_region(&jcounts, 0, &counts)
+        .map_err(err)?;
+    let out = env
+        .new_object_array(3, "java/lang/Object", JObject::null())
+        .map_err(err)?;
+    env.set_object_array_element(&out, 0, jcounts)
+        .map_err(err)?;
+    for i in 0..2 {
+        let a = env.get_object_array_element(&pair, i).map_err(err)?;
+        env.set_object_array_element(&out, i + 1, a).map_err(err)?;
+    }
+    Ok(out.into_raw())
+}
+
+/// How many threads a batch call may use: the caller's number, at least one.
+fn threads_arg(threads: jint) -> usize {
+    threads.max(1) as usize
 }
 
 /// A JNI entry point of `NativeRankerLib`: `Java_..._NativeRankerLib_<name>(env, this, args)`,
@@ -397,6 +572,44 @@ entry_point! {
         let stats = jstr(env, &stats_json, "the statistics JSON")?;
         let hits = score_all(&ranked, &ast, &stats)?;
         hits_to_java(env, &hits)
+    }
+}
+
+entry_point! {
+    /// `statisticsMany(handles, asts, threads)`: the statistics of every index for the terms of
+    /// all the queries, summed (one JSON), computed on up to `threads` threads.
+    fn Java_io_indextables_spark_rank_NativeRankerLib_statisticsMany(
+        handles: JLongArray,
+        asts: JObjectArray,
+        threads: jint,
+    ) -> jstring,
+    "statisticsMany", std::ptr::null_mut(), |env| {
+        let rankeds = handles_arg(env, &handles)?;
+        let asts = strings_arg(env, &asts, "the query ASTs")?;
+        let json = statistics_many(&rankeds, &asts, threads_arg(threads))?;
+        env.new_string(json)
+            .map(|s| s.into_raw())
+            .map_err(|e| format!("cannot return the statistics: {e}"))
+    }
+}
+
+entry_point! {
+    /// `topKMany(handles, asts, statsJson, ks, threads)`: each index's best `ks[i]` docs for
+    /// `asts[i]`, as `Array(int[] counts, long[] addresses, float[] scores)`.
+    fn Java_io_indextables_spark_rank_NativeRankerLib_topKMany(
+        handles: JLongArray,
+        asts: JObjectArray,
+        stats_json: JString,
+        ks: JIntArray,
+        threads: jint,
+    ) -> jobjectArray,
+    "topKMany", std::ptr::null_mut(), |env| {
+        let rankeds = handles_arg(env, &handles)?;
+        let asts = strings_arg(env, &asts, "the query ASTs")?;
+        let stats = jstr(env, &stats_json, "the statistics JSON")?;
+        let ks = ints_arg(env, &ks, "the ks")?;
+        let lists = top_k_many(&rankeds, &asts, &stats, &ks, threads_arg(threads))?;
+        many_hits_to_java(env, &lists)
     }
 }
 

@@ -42,14 +42,31 @@ pub struct TermStatJson {
 
 /// This index's statistics for every term `query` scores, as JSON.
 pub fn statistics(searcher: &Searcher, query: &dyn Query, exact: bool) -> Result<String, String> {
+    to_json(&of_index(searcher, &[query], exact)?)
+}
+
+/// `stats` as the JSON the JVM reads (`RankStatistics.fromJson`).
+pub fn to_json(stats: &StatsJson) -> Result<String, String> {
+    serde_json::to_string(stats).map_err(|e| format!("cannot write statistics JSON: {e}"))
+}
+
+/// This index's statistics for every term any of `queries` scores, each term once (they are
+/// one index's docs). `exact` is passed through.
+pub fn of_index(
+    searcher: &Searcher,
+    queries: &[&dyn Query],
+    exact: bool,
+) -> Result<StatsJson, String> {
     let schema = searcher.schema();
     let mut terms: BTreeSet<(Field, Vec<u8>)> = BTreeSet::new();
     let mut collected: Vec<Term> = Vec::new();
-    query.query_terms(&mut |term, _| {
-        if terms.insert((term.field(), term.serialized_value_bytes().to_vec())) {
-            collected.push(term.clone());
-        }
-    });
+    for query in queries {
+        query.query_terms(&mut |term, _| {
+            if terms.insert((term.field(), term.serialized_value_bytes().to_vec())) {
+                collected.push(term.clone());
+            }
+        });
+    }
     let num_docs: u64 = searcher
         .segment_readers()
         .iter()
@@ -79,28 +96,63 @@ pub fn statistics(searcher: &Searcher, query: &dyn Query, exact: bool) -> Result
         });
     }
     term_stats.sort_by(|a, b| (&a.field, &a.term).cmp(&(&b.field, &b.term)));
-    let out = StatsJson {
+    Ok(StatsJson {
         num_docs,
         fields,
         terms: term_stats,
         exact,
-    };
-    serde_json::to_string(&out).map_err(|e| format!("cannot write statistics JSON: {e}"))
+    })
 }
 
-/// Statistics the caller supplied, each missing one taken from this index's own (`searcher`):
-/// numDocs 0 (or absent) means this index's own doc count, a field absent from "fields" this
-/// index's own token count, a term absent from "terms" this index's own doc freq.
-pub struct SuppliedStats<'a> {
-    searcher: &'a Searcher,
-    schema: &'a Schema,
+/// Statistics of several indexes (each a different set of docs) summed: what one index holding
+/// all their docs would have. Add each with [`Sum::add`], then take [`Sum::total`].
+#[derive(Default)]
+pub struct Sum {
+    num_docs: u64,
+    fields: BTreeMap<String, u64>,
+    terms: BTreeMap<(String, String), u64>,
+    inexact: bool,
+}
+
+impl Sum {
+    pub fn add(&mut self, s: StatsJson) {
+        self.num_docs += s.num_docs;
+        self.inexact |= !s.exact;
+        for (f, n) in s.fields {
+            *self.fields.entry(f).or_insert(0) += n;
+        }
+        for t in s.terms {
+            *self.terms.entry((t.field, t.term)).or_insert(0) += t.doc_freq;
+        }
+    }
+
+    pub fn total(self) -> StatsJson {
+        StatsJson {
+            num_docs: self.num_docs,
+            fields: self.fields,
+            terms: self
+                .terms
+                .into_iter()
+                .map(|((field, term), doc_freq)| TermStatJson {
+                    field,
+                    term,
+                    doc_freq,
+                })
+                .collect(),
+            exact: !self.inexact,
+        }
+    }
+}
+
+/// Statistics the caller supplied (JSON, parsed once for every index they are given to).
+pub struct Supplied {
     num_docs: Option<u64>,
     fields: HashMap<String, u64>,
     terms: HashMap<(String, Vec<u8>), u64>,
 }
 
-impl<'a> SuppliedStats<'a> {
-    pub fn parse(searcher: &'a Searcher, json: &str) -> Result<SuppliedStats<'a>, String> {
+impl Supplied {
+    pub fn parse(json: &str) -> Result<Supplied, String> {
         let parsed: StatsJson = serde_json::from_str(json)
             .map_err(|e| format!("statistics JSON does not parse: {e}"))?;
         let mut terms = HashMap::with_capacity(parsed.terms.len());
@@ -113,9 +165,7 @@ impl<'a> SuppliedStats<'a> {
             })?;
             *terms.entry((t.field, bytes)).or_insert(0) += t.doc_freq;
         }
-        Ok(SuppliedStats {
-            searcher,
-            schema: searcher.schema(),
+        Ok(Supplied {
             num_docs: if parsed.num_docs > 0 {
                 Some(parsed.num_docs)
             } else {
@@ -125,18 +175,36 @@ impl<'a> SuppliedStats<'a> {
             terms,
         })
     }
+
+    /// These statistics as one index (`searcher`) scores with them.
+    pub fn for_index<'a>(&'a self, searcher: &'a Searcher) -> SuppliedStats<'a> {
+        SuppliedStats {
+            searcher,
+            schema: searcher.schema(),
+            supplied: self,
+        }
+    }
+}
+
+/// Statistics the caller supplied, each missing one taken from this index's own (`searcher`):
+/// numDocs 0 (or absent) means this index's own doc count, a field absent from "fields" this
+/// index's own token count, a term absent from "terms" this index's own doc freq.
+pub struct SuppliedStats<'a> {
+    searcher: &'a Searcher,
+    schema: &'a Schema,
+    supplied: &'a Supplied,
 }
 
 impl Bm25StatisticsProvider for SuppliedStats<'_> {
     fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        match self.fields.get(self.schema.get_field_name(field)) {
+        match self.supplied.fields.get(self.schema.get_field_name(field)) {
             Some(n) => Ok(*n),
             None => Bm25StatisticsProvider::total_num_tokens(self.searcher, field),
         }
     }
 
     fn total_num_docs(&self) -> tantivy::Result<u64> {
-        match self.num_docs {
+        match self.supplied.num_docs {
             Some(n) => Ok(n),
             None => Bm25StatisticsProvider::total_num_docs(self.searcher),
         }
@@ -145,7 +213,7 @@ impl Bm25StatisticsProvider for SuppliedStats<'_> {
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
         let name = self.schema.get_field_name(term.field());
         let key = (name.to_string(), term.serialized_value_bytes().to_vec());
-        let doc_freq = match self.terms.get(&key) {
+        let doc_freq = match self.supplied.terms.get(&key) {
             Some(n) => *n,
             None => self.searcher.doc_freq(term)?,
         };

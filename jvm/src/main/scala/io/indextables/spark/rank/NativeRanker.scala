@@ -37,6 +37,24 @@ final class NativeRankerLib {
   /** `Array(long[] addresses, float[] scores)`: the best `k`, best first, ties by address. */
   @native def topK(handle: Long, astJson: String, statsJson: String, k: Int): Array[AnyRef]
 
+  /**
+   * The statistics of every index of `handles` for the terms of all of `asts`, summed (each
+   * index's terms counted once), as [[RankStatistics]] JSON; on up to `threads` threads.
+   */
+  @native def statisticsMany(handles: Array[Long], asts: Array[String], threads: Int): String
+
+  /**
+   * Each index's best `ks(i)` for `asts(i)`, as [[topK]] gives it, on up to `threads` threads:
+   * `Array(int[] counts, long[] addresses, float[] scores)`, index i's `counts(i)` hits after
+   * those of the indexes before it.
+   */
+  @native def topKMany(
+      handles: Array[Long],
+      asts: Array[String],
+      statsJson: String,
+      ks: Array[Int],
+      threads: Int): Array[AnyRef]
+
   /** `Array(long[] addresses, float[] scores)`: every doc the query matches, in any order. */
   @native def scoreAll(handle: Long, astJson: String, statsJson: String): Array[AnyRef]
 
@@ -204,7 +222,7 @@ final case class ScoredDocs(addresses: Array[Long], scores: Array[Float]) {
 final class RankedIndex private (handle: Long) extends AutoCloseable {
   @volatile private var closed = false
 
-  private def live(): Long = {
+  private[rank] def live(): Long = {
     if (closed) throw IndexTablesErrors.internalError(s"RankedIndex (handle $handle) is closed")
     handle
   }
@@ -227,6 +245,42 @@ final class RankedIndex private (handle: Long) extends AutoCloseable {
 }
 
 object RankedIndex {
+
+  /**
+   * The statistics of all of `indexes` (each a different set of docs) for the terms of all of
+   * `asts`, summed in one native call on up to `threads` threads: [[RankedIndex.statistics]] of
+   * each, added.
+   */
+  def statistics(indexes: Seq[RankedIndex], asts: Seq[String], threads: Int): RankStatistics =
+    RankStatistics.fromJson(
+      NativeRanker.lib.statisticsMany(indexes.map(_.live()).toArray, asts.toArray, threads))
+
+  /**
+   * Each index's best `ks(i)` for `asts(i)` with `stats`, in one native call on up to `threads`
+   * threads: [[RankedIndex.topK]] of each.
+   */
+  def topK(
+      indexes: Seq[RankedIndex],
+      asts: Seq[String],
+      stats: RankStatistics,
+      ks: Seq[Int],
+      threads: Int): Seq[ScoredDocs] = {
+    val r = NativeRanker.lib.topKMany(
+      indexes.map(_.live()).toArray,
+      asts.toArray,
+      stats.toJson,
+      ks.toArray,
+      threads)
+    val counts = r(0).asInstanceOf[Array[Int]]
+    val addresses = r(1).asInstanceOf[Array[Long]]
+    val scores = r(2).asInstanceOf[Array[Float]]
+    val starts = counts.scanLeft(0)(_ + _)
+    counts.indices.map { i =>
+      ScoredDocs(
+        java.util.Arrays.copyOfRange(addresses, starts(i), starts(i + 1)),
+        java.util.Arrays.copyOfRange(scores, starts(i), starts(i + 1)))
+    }
+  }
 
   /** Opens `dir`, a tantivy index directory (as `QuickwitSplit.extractSplit` writes one). */
   def open(dir: Path): RankedIndex =

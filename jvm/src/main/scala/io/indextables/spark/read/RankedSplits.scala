@@ -41,6 +41,23 @@ private[read] object RankedSplits {
     finally release(entry)
   }
 
+  /**
+   * `f` applied to the ranked indexes of all of `splits` at once (in their order), each opened
+   * if need be: for one native call over many splits. Splits are checked and opened on the
+   * driver's threads; every lease taken is given back, whatever fails.
+   */
+  def withIndexes[T](plan: ReadPlan, splits: Seq[SplitInputPartition], threads: Int)(
+      f: Seq[RankedIndex] => T): T = {
+    val leased = DriverThreads.map(splits, threads) { split =>
+      scala.util.Try {
+        val checked = SplitSearchEngine.check(plan, split)
+        lease(checked.identity, opened(plan, split, checked))
+      }
+    }
+    try f(leased.map(_.get.index))
+    finally leased.foreach(_.foreach(release))
+  }
+
   /** `split`'s statistics for the terms of `queryAstJson`, computed once per JVM. */
   def statisticsOf(plan: ReadPlan, split: SplitInputPartition, queryAstJson: String)
       : RankStatistics = {

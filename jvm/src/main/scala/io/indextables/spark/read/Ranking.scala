@@ -1,10 +1,12 @@
 package io.indextables.spark.read
 
+import scala.util.control.NonFatal
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.read.Scan
 
-import io.indextables.spark.rank.{RankStatistics, TermStat}
+import io.indextables.spark.rank.{RankedIndex, RankStatistics, TermStat}
 import io.indextables.spark.read.aggregate.IndexTables4SparkDriverScan
 import io.indextables.spark.util.BoundedCache
 
@@ -84,18 +86,31 @@ private[read] object Ranking {
     json
   }
 
+  /** Splits given to one native call: few enough that their indexes all stay open. */
+  private val Batch = RankedSplits.MaxOpen / 2
+
   /**
    * The table-wide statistics of the text clauses of `plan`'s variants, over every live split
-   * of `in`'s snapshot. A split is given each distinct tree; its terms are counted once.
+   * of `in`'s snapshot: one native call per [[Batch]] of splits, which gives each split each
+   * distinct tree (its terms counted once) and sums them. Should a call fail, the splits are
+   * asked one by one, so that the error names the split at fault.
    */
   def statistics(in: ScanInputs, plan: ReadPlan): RankStatistics = {
     val queries = plan.variants.flatMap(_.scoreQueryJson).distinct
     val splits = in.splitsOf(in.table.snapshot.allFiles, None)
-    val perSplit = DriverThreads.map(splits, threads) { s =>
-      queries.map(q => RankedSplits.statisticsOf(plan, s, q)).reduceOption(union)
-        .getOrElse(RankStatistics.empty)
-    }
-    RankStatistics.sum(perSplit)
+    if (queries.isEmpty) RankStatistics.empty
+    else RankStatistics.sum(splits.grouped(Batch).map { batch =>
+      try RankedSplits.withIndexes(plan, batch, threads) { indexes =>
+          RankedIndex.statistics(indexes, queries, threads)
+        }
+      catch {
+        case NonFatal(_) =>
+          RankStatistics.sum(DriverThreads.map(batch, threads) { s =>
+            queries.map(q => RankedSplits.statisticsOf(plan, s, q)).reduceOption(union)
+              .getOrElse(RankStatistics.empty)
+          })
+      }
+    }.toSeq)
   }
 
   /** One split's statistics for several queries: each term once (they are the same split's). */
@@ -121,8 +136,20 @@ private[read] object Ranking {
     // The tree alone selects the rows: no other filter, so the ranker's own matches are the
     // scan's (where its translation of the tree is exact, see `exact` below).
     val treeAlone = in.filters.data.isEmpty && in.filters.post.isEmpty
-    val splits = in.splits(None)
-    val perSplit = DriverThreads.map(splits, threads)(s => best(plan, s, topN, stats, treeAlone))
+    val splits = in.splits(None).toIndexedSeq
+    // The native ranker's own top-k serves a split where the tree alone selects the rows and
+    // its translation of the tree is exact (its matches are then the scan's); the others score
+    // every row the scan's query matches.
+    val native = treeAlone && !topN.more && stats.exact
+    val (batched, others) =
+      splits.indices.partition(i =>
+        native && plan.variants(splits(i).variant).scoreQueryJson.isDefined)
+    val fromNative = batched.grouped(Batch).flatMap { b =>
+      b.zip(nativeBest(plan, b.map(splits), topN, stats))
+    }.toMap
+    val fromReader =
+      others.zip(DriverThreads.map(others, threads)(i => scoredBest(plan, splits(i), topN))).toMap
+    val perSplit = splits.indices.map(i => fromNative.getOrElse(i, fromReader(i)))
     val all = splits.indices.flatMap { i =>
       val h = perSplit(i)
       (0 until h.size).map(j => (i, h.addresses(j), h.scores(j)))
@@ -171,47 +198,58 @@ private[read] object Ranking {
   }
 
   /**
-   * One split's best rows: the native ranker's top-k (asked for as many more as the split has
-   * deleted docs, which are then left out) where the tree alone selects the rows and the
-   * ranker's translation of it is exact; else every row the scan's query matches, scored, the
-   * best kept.
+   * The best rows of each of `splits` by the native ranker's top-k, one call for them all: each
+   * asked for as many more as it has deleted docs, which are then left out. Should the call
+   * fail, each split is asked alone, so that the error names the split at fault.
    */
-  private def best(
+  private def nativeBest(
       plan: ReadPlan,
-      split: SplitInputPartition,
+      splits: Seq[SplitInputPartition],
       topN: TopN,
-      stats: RankStatistics,
-      treeAlone: Boolean): RankedHits = {
-    val query = plan.variants(split.variant).scoreQueryJson
-    val exact = treeAlone && !topN.more &&
-      query.exists(q => RankedSplits.statisticsOf(plan, split, q).exact)
-    if (exact) {
-      val q = query.get
-      val deleted = DeletionVectors.of(plan, split)
-      val want = (topN.k.toLong + deleted.fold(0L)(_.getLongCardinality)).min(Int.MaxValue).toInt
-      val top = RankedSplits.withIndex(plan, split)(i =>
-        RankedSplits.ranked(split, q)(i.topK(q, stats, want)))
+      stats: RankStatistics): Seq[RankedHits] = {
+    val queries = splits.map(s => plan.variants(s.variant).scoreQueryJson.get)
+    val deleted = DriverThreads.map(splits, threads)(DeletionVectors.of(plan, _))
+    val wants = deleted.map { d =>
+      (topN.k.toLong + d.fold(0L)(_.getLongCardinality)).min(Int.MaxValue).toInt
+    }
+    val tops =
+      try RankedSplits.withIndexes(plan, splits, threads) { indexes =>
+          RankedIndex.topK(indexes, queries, stats, wants, threads)
+        }
+      catch {
+        case NonFatal(_) => splits.indices.map { i =>
+            RankedSplits.withIndexes(plan, Seq(splits(i)), 1) { ix =>
+              RankedSplits.ranked(splits(i), queries(i))(ix.head.topK(queries(i), stats, wants(i)))
+            }
+          }
+      }
+    splits.indices.map { i =>
+      val top = tops(i)
       val keep = (0 until top.addresses.length).filter { j =>
-        deleted.forall { d =>
+        deleted(i).forall { d =>
           val a = top.addresses(j)
-          if ((a >>> 32) != 0) throw io.indextables.spark.IndexTablesErrors
-            .splitNotSingleSegment(split.path)
+          if ((a >>> 32) != 0) {
+            throw io.indextables.spark.IndexTablesErrors.splitNotSingleSegment(splits(i).path)
+          }
           !d.contains(a.toInt)
         }
       }.take(topN.k)
       RankedHits(keep.map(top.addresses).toArray, keep.map(top.scores).toArray)
-    } else {
-      val reader = new IndexTables4SparkPartitionReader(plan.copy(limit = None), split)
-      val hits =
-        try reader.scoredHits()
-        finally reader.close()
-      val ordered = (0 until hits.size).sortWith { (x, y) =>
-        val c = compareScores(hits.scores(x), hits.scores(y))
-        if (c != 0) c < 0 else hits.addresses(x) < hits.addresses(y)
-      }
-      val kept = withTies(ordered, topN, (j: Int) => hits.scores(j))
-      RankedHits(kept.map(hits.addresses).toArray, kept.map(hits.scores).toArray)
     }
+  }
+
+  /** One split's best rows: every row the scan's query matches, scored, the best kept. */
+  private def scoredBest(plan: ReadPlan, split: SplitInputPartition, topN: TopN): RankedHits = {
+    val reader = new IndexTables4SparkPartitionReader(plan.copy(limit = None), split)
+    val hits =
+      try reader.scoredHits()
+      finally reader.close()
+    val ordered = (0 until hits.size).sortWith { (x, y) =>
+      val c = compareScores(hits.scores(x), hits.scores(y))
+      if (c != 0) c < 0 else hits.addresses(x) < hits.addresses(y)
+    }
+    val kept = withTies(ordered, topN, (j: Int) => hits.scores(j))
+    RankedHits(kept.map(hits.addresses).toArray, kept.map(hits.scores).toArray)
   }
 
   /**

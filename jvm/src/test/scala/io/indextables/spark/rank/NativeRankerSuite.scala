@@ -306,6 +306,54 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
     }
   }
 
+  test("statistics and topK over many indexes in one call equal the calls one index at a time") {
+    val indexes = parts.map(p => RankedIndex.open(p.extracted.toPath))
+    try {
+      Seq("timeout OR error", "\"connection reset\"", "title:running OR connection").foreach { q =>
+        val a = ast(q)
+        val one = RankStatistics.sum(indexes.map(_.statistics(a)))
+        Seq(1, 2, 8).foreach { threads =>
+          assert(RankedIndex.statistics(indexes, Seq(a), threads) === one, s"$q, $threads threads")
+        }
+        // Two trees: each index's terms of both, each term once per index.
+        val b = ast("timeout OR reset")
+        val both = RankStatistics.sum(indexes.map { ix =>
+          val (x, y) = (ix.statistics(a), ix.statistics(b))
+          x.copy(
+            fieldTokens = x.fieldTokens ++ y.fieldTokens,
+            terms = (x.terms ++ y.terms).distinct.sortBy(t => (t.field, t.term)))
+        })
+        assert(RankedIndex.statistics(indexes, Seq(a, b), 2) === both, q)
+        // Each index's own k (a different k each), scored with the table's statistics.
+        val ks = indexes.indices.map(i => 2 + 3 * i)
+        val many = RankedIndex.topK(indexes, indexes.map(_ => a), one, ks, 2)
+        assert(many.size === indexes.size)
+        indexes.indices.foreach { i =>
+          val single = indexes(i).topK(a, one, ks(i))
+          assert(many(i).addresses.toSeq === single.addresses.toSeq, s"$q, index $i")
+          assert(many(i).scores.toSeq === single.scores.toSeq, s"$q, index $i")
+        }
+      }
+      val lib = NativeRanker.lib
+      val a = ast("timeout")
+      val handles = indexes.map(_.live()).toArray
+      def fails(f: => Any): String = intercept[RuntimeException](f).getMessage
+      assert(fails(lib.topKMany(handles, Array(a), "{}", Array(1, 1, 1), 2)).contains(
+        "one query and one k per index"))
+      assert(fails(lib.topKMany(
+        handles,
+        Array(a, a, a),
+        "{}",
+        Array(1, 0, 1),
+        2)).contains("k > 0"))
+      assert(fails(lib.statisticsMany(handles :+ 987654321L, Array(a), 2)).contains("987654321"))
+      assert(fails(lib.statisticsMany(handles, Array("{not json"), 2)).contains("not valid JSON"))
+      assert(fails(lib.statisticsMany(null, Array(a), 2)).contains("handles are null"))
+      // No index: nothing to sum.
+      assert(RankedIndex.statistics(Nil, Seq(a), 2).numDocs === 0L)
+    } finally indexes.foreach(_.close())
+  }
+
   test("scoreAll returns every doc tantivy4java's split search matches, scored as topK") {
     val queries = Seq(
       "timeout OR error",
