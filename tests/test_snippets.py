@@ -10,6 +10,7 @@ whole value, HTML escaping, NULL, columns that are not IndexTables', and the ana
 
 from __future__ import annotations
 
+import fnmatch
 import random
 import re
 
@@ -141,6 +142,45 @@ def test_matched_rows_get_snippets_marking_what_matched(
             )
         if phrase is not None:
             _assert_phrase_runs(column, s, [_terms(column, w)[0] for w in phrase])
+
+
+# (column, query, its wildcard patterns, its plain words): every row the wildcard matches gets
+# a fragment, and what is marked is a term the pattern (lower-cased, as the index matches it)
+# matches as a whole, or one of the plain words.
+WILDCARD_CASES: list[tuple[str, str, list[str], list[str]]] = [
+    ("body", "ru*", ["ru*"], []),
+    ("body", "JUMP?", ["jump?"], []),
+    ("body", "qu*k OR lazy", ["qu*k"], ["lazy"]),
+    ("body", "fo* AND NOT dog", ["fo*"], []),
+    ("stem", "run*", ["run*"], []),
+]
+
+
+@pytest.mark.parametrize(("column", "query", "patterns", "words"), WILDCARD_CASES)
+def test_wildcards_mark_the_terms_they_matched(
+    spark: SparkSession,
+    docs: DataFrame,
+    column: str,
+    query: str,
+    patterns: list[str],
+    words: list[str],
+) -> None:
+    matched = {
+        r.id
+        for r in spark.sql(
+            f"SELECT id FROM {VIEW} WHERE {column} indexquery '{_quote(query)}'"
+        ).collect()
+    }
+    assert matched, f"{query} matches no row: the case tests nothing"
+    snippets = _snippets(spark, column, query)
+    assert {i for i, s in snippets.items() if s is not None} == matched
+    plain = {t for w in words for t in _terms(column, w)}
+    for i in matched:
+        for mark in _MARK.findall(snippets[i] or ""):
+            (term,) = _terms(column, mark)
+            assert term in plain or any(fnmatch.fnmatchcase(term, p) for p in patterns), (
+                f"{query}: {mark!r} marked in {snippets[i]!r}"
+            )
 
 
 def _assert_phrase_runs(column: str, s: str, phrase: list[str]) -> None:

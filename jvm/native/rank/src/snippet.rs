@@ -10,8 +10,8 @@
 //! characters holding the most of them (the first such window on a tie).
 //!
 //! A query is compiled once per (tokenizer, field, AST) and cached: the AST's clauses on the
-//! field become a [`Plan`]; a clause on another field, or of a type not evaluated here (range,
-//! wildcard, regex, term_set, phrase_prefix, exists, ...), is replaced as the ranker replaces a
+//! field become a [`Plan`] (terms, phrases, wildcards); a clause on another field, or of a type
+//! not evaluated here (range, regex, term_set, phrase_prefix, exists, ...), is replaced as the ranker replaces a
 //! clause it cannot score (ast.rs): inside `must`/`filter` it matches every value and marks
 //! nothing, inside `should` or at the root it matches nothing, and a `must_not` clause holding
 //! one is dropped.
@@ -114,6 +114,8 @@ enum Plan {
     None,
     /// A token of exactly this text.
     Term(String),
+    /// A token the wildcard pattern matches as a whole (`*` any run, `?` one character).
+    Pattern(Vec<Glob>),
     /// Tokens at these offsets from one another, within `slop`.
     Phrase {
         terms: Vec<(usize, String)>,
@@ -204,6 +206,19 @@ impl Compiler<'_> {
             "match_all" => Ok(Self::exact(Plan::All)),
             "match_none" => Ok(Self::exact(Plan::None)),
             "full_text" => self.full_text(obj, ctx, path),
+            "wildcard" => {
+                let name = node::field_name(obj, path)?;
+                match obj.get("value") {
+                    // `/.../` is a regular expression, not evaluated here.
+                    Some(Value::String(v))
+                        if name == self.field
+                            && !(v.len() > 1 && v.starts_with('/') && v.ends_with('/')) =>
+                    {
+                        Ok(Self::exact(Plan::Pattern(glob(&self.normalized(v)))))
+                    }
+                    _ => Ok(Self::neutral(ctx)),
+                }
+            }
             "term" => {
                 let name = node::field_name(obj, path)?;
                 match obj.get("value") {
@@ -214,6 +229,16 @@ impl Compiler<'_> {
                 }
             }
             _ => Ok(Self::neutral(ctx)),
+        }
+    }
+
+    /// A wildcard pattern as the index matches it against this field's terms: lower-cased
+    /// where the field's query tokenizer lower-cases (tantivy4java's split search matches
+    /// `TIME*` as `time*` on a `default` field, and `Time*` as it is on a `raw` one).
+    fn normalized(&self, pattern: &str) -> String {
+        match self.tokenizer {
+            "default" | "simple" | "en_stem" => pattern.to_lowercase(),
+            _ => pattern.to_string(),
         }
     }
 
@@ -368,6 +393,16 @@ impl Plan {
                     Some(hits.to_vec())
                 }
             }
+            Plan::Pattern(pattern) => {
+                let marks: Vec<usize> = (0..doc.tokens.len())
+                    .filter(|&i| glob_matches(pattern, &doc.tokens[i].text))
+                    .collect();
+                if marks.is_empty() {
+                    None
+                } else {
+                    Some(marks)
+                }
+            }
             Plan::Phrase { terms, slop } => {
                 let marks = if *slop == 0 {
                     exact_phrase(doc, terms)
@@ -416,6 +451,64 @@ impl Plan {
             }
         }
     }
+}
+
+/// One step of a wildcard pattern.
+#[derive(Debug, Clone, PartialEq)]
+enum Glob {
+    /// This character (`\*`, `\?` and `\\` are the literal ones).
+    Char(char),
+    /// `?`: any one character.
+    One,
+    /// `*`: any run of characters, the empty one too.
+    Any,
+}
+
+fn glob(pattern: &str) -> Vec<Glob> {
+    let mut out = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '\\' => Glob::Char(chars.next().unwrap_or('\\')),
+            '?' => Glob::One,
+            '*' => Glob::Any,
+            c => Glob::Char(c),
+        });
+    }
+    out
+}
+
+/// Whether `pattern` matches all of `text`: the usual greedy match with backtracking to the
+/// last `*`, linear in practice.
+fn glob_matches(pattern: &[Glob], text: &str) -> bool {
+    let text: Vec<char> = text.chars().collect();
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some(Glob::Any) => {
+                star = Some((p, t));
+                p += 1;
+            }
+            Some(Glob::One) => {
+                p += 1;
+                t += 1;
+            }
+            Some(Glob::Char(c)) if *c == text[t] => {
+                p += 1;
+                t += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    p = sp + 1;
+                    t = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|g| *g == Glob::Any)
 }
 
 /// Every token of every occurrence of the phrase: each term at its offset from the first.
@@ -803,16 +896,60 @@ mod tests {
         // fox AND title:cat: the title clause is the index's to decide.
         let q = bool_of("must", &[term("fox"), title.replace("fox", "cat")]);
         assert!(hl("default", &q, FOX).unwrap().contains("<b>fox</b>"));
-        // fox OR title:cat, and a wildcard: not marked.
-        let wildcard = r#"{"type":"wildcard","field":"body","value":"qu*"}"#.to_string();
-        let q = bool_of("should", &[term("cat"), wildcard.clone()]);
+        // fox OR title:cat, and a regular expression: not marked.
+        let regex = r#"{"type":"wildcard","field":"body","value":"/qu.*/"}"#.to_string();
+        let q = bool_of("should", &[term("cat"), regex.clone()]);
         assert_eq!(hl("default", &q, FOX), None);
-        // NOT wildcard is dropped.
+        // NOT regex is dropped.
         let q = format!(
-            r#"{{"type":"bool","must":[{}],"must_not":[{wildcard}]}}"#,
+            r#"{{"type":"bool","must":[{}],"must_not":[{regex}]}}"#,
             term("fox")
         );
         assert!(hl("default", &q, FOX).is_some());
+    }
+
+    #[test]
+    fn wildcards_mark_the_tokens_they_match() {
+        let w = |field: &str, v: &str| {
+            format!(r#"{{"type":"wildcard","field":"{field}","value":"{v}"}}"#)
+        };
+        let text = "Timeout after the timer; TIME is up, timeouts again";
+        // Lower-cased as the index's terms are, on a default field; whole tokens only.
+        let marked = hl("default", &w("body", "TIME*"), text).unwrap();
+        assert_eq!(
+            marked,
+            "<b>Timeout</b> after the <b>timer</b>; <b>TIME</b> is up, <b>timeouts</b> again"
+        );
+        let q = w("body", "tim?out");
+        assert_eq!(
+            hl("default", &q, text).unwrap(),
+            "<b>Timeout</b> after the timer; TIME is up, timeouts again"
+        );
+        assert_eq!(
+            hl("default", &w("body", "ti*out*"), text)
+                .unwrap()
+                .matches("<b>")
+                .count(),
+            2
+        );
+        assert_eq!(hl("default", &w("body", "fast*"), text), None);
+        assert_eq!(hl("default", &w("title", "time*"), text), None);
+        // A raw field's one token, case kept.
+        assert!(hl("raw", &w("body", "Time*"), text).is_some());
+        assert_eq!(hl("raw", &w("body", "time*"), text), None);
+        // Escapes are literal characters.
+        assert!(hl("raw", &w("body", r"a\\*b"), "a*b").is_some());
+        assert_eq!(hl("raw", &w("body", r"a\\*b"), "axxb"), None);
+        // With a term: both mark.
+        let q = bool_of("should", &[term("again"), w("body", "tim?r")]);
+        let both = hl("default", &q, text).unwrap();
+        assert!(
+            both.contains("<b>timer</b>") && both.contains("<b>again</b>"),
+            "{both}"
+        );
+        assert!(glob_matches(&glob("a*b*c"), "aXbYbc"));
+        assert!(!glob_matches(&glob("a*b?c"), "abc"));
+        assert!(glob_matches(&glob("*"), ""));
     }
 
     #[test]
