@@ -72,6 +72,26 @@ def test_flush_searcher_cache_closes_pooled_searchers_and_reads_stay_right(
     _check_search(spark, table, "bravo")
 
 
+def test_flush_searcher_cache_closes_the_rankers_open_splits(
+    spark: SparkSession, table: tuple[str, str]
+) -> None:
+    spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+    path, _ = table
+    splits = read_table(spark, path).select("_split").distinct().count()
+    spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+
+    def top() -> list[int]:
+        found = indextables.IndexTable.for_path(spark, path).search("alpha", k=1).collect()
+        return [r.id for r in found]
+
+    first = top()
+    # The top 1 scored every split with the native ranker (on the driver), and read its row
+    # from one split: each ranked split is closed with the pooled searchers.
+    (flushed,) = spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+    assert flushed.searchers_closed >= splits + 1, (flushed, splits)
+    assert top() == first
+
+
 def test_component_sizes_by_split_field_and_component(
     spark: SparkSession, table: tuple[str, str]
 ) -> None:

@@ -107,6 +107,26 @@ private[read] object RankedSplits {
     }
   }
 
+  /**
+   * Closes every open index no native call holds, and marks the held ones to close when their
+   * call ends (FLUSH SEARCHER CACHE / FLUSH DISK CACHE: a closed index also lets go of its
+   * memory map, so the disk space of a deleted local copy is freed). How many it closed.
+   */
+  def closeIdle(): Int = open.synchronized {
+    var closed = 0
+    val it = open.entrySet().iterator()
+    while (it.hasNext) {
+      val e = it.next().getValue
+      it.remove()
+      e.evicted = true
+      if (e.leases == 0) {
+        e.index.close()
+        closed += 1
+      }
+    }
+    closed
+  }
+
   private def release(e: Entry): Unit = open.synchronized {
     e.leases -= 1
     if (e.evicted && e.leases == 0) e.index.close()

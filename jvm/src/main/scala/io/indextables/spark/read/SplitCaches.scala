@@ -80,11 +80,12 @@ object SplitCaches {
   final case class SearcherFlush(searchersClosed: Int, cacheManagers: Int, bytesFreed: Long)
 
   /**
-   * Closes the pooled searchers and empties every cache manager's in-memory caches, and the
-   * deleted docs' values pushed aggregations keep ([[DeletedDocValues]]).
+   * Closes the pooled searchers and the ranker's open splits ([[RankedSplits]]), and empties
+   * every cache manager's in-memory caches and the deleted docs' values pushed aggregations
+   * keep ([[DeletedDocValues]]).
    */
   def flushSearchers(): SearcherFlush = {
-    val closed = SplitSearchEngine.closeIdle()
+    val closed = SplitSearchEngine.closeIdle() + RankedSplits.closeIdle()
     DeletedDocValues.clear()
     val flushed = managers.map(_.flushAllCaches())
     SearcherFlush(closed, flushed.size, flushed.map(_.getBytesFreed).sum)
@@ -108,6 +109,7 @@ object SplitCaches {
    */
   def flushDisk(): DiskFlush = SplitFileGate.exclusive {
     SplitSearchEngine.closeIdle()
+    RankedSplits.closeIdle()
     val flushed = managers.filter(m => diskCaches.containsKey(m)).map { m =>
       val disk = diskCaches.get(m)
       m.close()
