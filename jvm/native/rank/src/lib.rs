@@ -230,10 +230,13 @@ fn score_all(ranked: &Ranked, ast: &str, stats: &str) -> Result<Vec<(u64, Score)
     let scoring = EnableScoring::enabled_from_statistics_provider(&provider, &ranked.searcher);
     let query: &dyn Query = converted.query.as_ref();
     let executor = ranked.index.search_executor();
-    ranked
+    let mut hits = ranked
         .searcher
         .search_with_executor(query, &AllHits, executor, scoring)
-        .map_err(|e| format!("scoreAll search failed: {e}"))
+        .map_err(|e| format!("scoreAll search failed: {e}"))?;
+    // In address order: the JVM looks each hit up by address (`Ranking.lookup`).
+    hits.sort_unstable_by_key(|h| h.0);
+    Ok(hits)
 }
 
 fn statistics(ranked: &Ranked, ast: &str) -> Result<String, String> {

@@ -55,7 +55,7 @@ final class NativeRankerLib {
       ks: Array[Int],
       threads: Int): Array[AnyRef]
 
-  /** `Array(long[] addresses, float[] scores)`: every doc the query matches, in any order. */
+  /** `Array(long[] addresses, float[] scores)`: every doc the query matches, by address. */
   @native def scoreAll(handle: Long, astJson: String, statsJson: String): Array[AnyRef]
 
   /**

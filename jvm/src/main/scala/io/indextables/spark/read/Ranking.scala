@@ -150,34 +150,34 @@ private[read] object Ranking {
     val fromReader =
       others.zip(DriverThreads.map(others, threads)(i => scoredBest(plan, splits(i), topN))).toMap
     val perSplit = splits.indices.map(i => fromNative.getOrElse(i, fromReader(i)))
-    val all = splits.indices.flatMap { i =>
-      val h = perSplit(i)
-      (0 until h.size).map(j => (i, h.addresses(j), h.scores(j)))
-    }
-    val ordered = all.sortWith { case ((i1, a1, s1), (i2, a2, s2)) =>
-      val c = compareScores(s1, s2)
-      if (c != 0) c < 0
-      else if (splits(i1).path != splits(i2).path) splits(i1).path < splits(i2).path
-      else a1 < a2
-    }
-    val winners = withTies(ordered, topN, (w: (Int, Long, Float)) => w._3)
-    winners.groupBy(_._1).toSeq.sortBy(_._1).map { case (i, ws) =>
-      splits(i).copy(ranked = Some(RankedHits(ws.map(_._2).toArray, ws.map(_._3).toArray)))
+    val ordered = bestFirst(hitsOf(perSplit), splits(_).path)
+    val winners = withTies(ordered, topN, (h: Hit) => h.score)
+    winners.groupBy(_.split).toSeq.sortBy(_._1).map { case (i, ws) =>
+      splits(i).copy(ranked = Some(RankedHits(ws.map(_.address).toArray, ws.map(_.score).toArray)))
     }
   }
 
   /** The global order of `selected`'s rows: (split index, position in its winners), best first. */
-  def order(selected: Seq[SplitInputPartition]): Seq[(Int, Int)] = {
-    val all = selected.indices.flatMap { i =>
-      val h = selected(i).ranked.get
-      (0 until h.size).map(j => (i, j, h.scores(j), h.addresses(j)))
-    }
-    all.sortWith { case ((i1, _, s1, a1), (i2, _, s2, a2)) =>
-      val c = compareScores(s1, s2)
-      if (c != 0) c < 0
-      else if (selected(i1).path != selected(i2).path) selected(i1).path < selected(i2).path
-      else a1 < a2
-    }.map(w => (w._1, w._2))
+  def order(selected: Seq[SplitInputPartition]): Seq[(Int, Int)] =
+    bestFirst(hitsOf(selected.map(_.ranked.get)), selected(_).path).map(h => (h.split, h.at))
+
+  /** One row of a split's hits: `split` indexes the splits, `at` the split's hits. */
+  private final case class Hit(split: Int, at: Int, address: Long, score: Float)
+
+  private def hitsOf(perSplit: Seq[RankedHits]): Seq[Hit] = perSplit.indices.flatMap { i =>
+    val h = perSplit(i)
+    (0 until h.size).map(j => Hit(i, j, h.addresses(j), h.scores(j)))
+  }
+
+  /**
+   * The one order of a top-k's rows, the same on every run: best score first
+   * ([[compareScores]]), ties by split path, then by address within the split.
+   */
+  private def bestFirst(hits: Seq[Hit], path: Int => String): Seq[Hit] = hits.sortWith { (x, y) =>
+    val c = compareScores(x.score, y.score)
+    if (c != 0) c < 0
+    else if (path(x.split) != path(y.split)) path(x.split) < path(y.split)
+    else x.address < y.address
   }
 
   /** Best first: higher scores, then a score before none (NaN: the row's `_score` is NULL). */
@@ -261,12 +261,19 @@ private[read] object Ranking {
       scoredValues: Array[Float],
       segments: Array[Int],
       docs: Array[Int]): Array[Float] = {
-    val order = (0 until scoredAddresses.length).sortBy(scoredAddresses(_)).toArray
-    val sorted = order.map(scoredAddresses)
+    // The ranker gives its matches in address order (scoreAll); were they not, they are sorted.
+    val inOrder = (1 until scoredAddresses.length).forall(i =>
+      scoredAddresses(i - 1) < scoredAddresses(i))
+    val (sorted, values) =
+      if (inOrder) (scoredAddresses, scoredValues)
+      else {
+        val order = (0 until scoredAddresses.length).sortBy(scoredAddresses(_)).toArray
+        (order.map(scoredAddresses), order.map(scoredValues))
+      }
     Array.tabulate(docs.length) { i =>
       val a = (segments(i).toLong << 32) | (docs(i).toLong & 0xffffffffL)
       val at = java.util.Arrays.binarySearch(sorted, a)
-      if (at >= 0) scoredValues(order(at)) else Float.NaN
+      if (at >= 0) values(at) else Float.NaN
     }
   }
 

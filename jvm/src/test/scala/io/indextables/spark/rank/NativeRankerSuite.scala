@@ -379,6 +379,8 @@ class NativeRankerSuite extends AnyFunSuite with BeforeAndAfterAll {
         val expected = splitMatches(all, q)
         assert(scored.addresses.toSet === expected, q)
         assert(scored.size === expected.size, q)
+        // By address (Ranking.lookup relies on it).
+        assert(scored.addresses.toSeq === scored.addresses.toSeq.sorted, q)
         if (scored.size > 0) {
           val top = ix.topK(a, stats, scored.size)
           assert(top.addresses.toSet === expected, q)
