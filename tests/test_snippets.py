@@ -82,6 +82,18 @@ def _snippets(spark: SparkSession, column: str, query: str) -> dict[int, str | N
     return {r.id: r.s for r in rows}
 
 
+def _matched(spark: SparkSession, column: str, query: str) -> set[int]:
+    """The ids the index matches for `column indexquery query`; at least one."""
+    matched = {
+        r.id
+        for r in spark.sql(
+            f"SELECT id FROM {VIEW} WHERE {column} indexquery '{_quote(query)}'"
+        ).collect()
+    }
+    assert matched, f"{query} matches no row: the case tests nothing"
+    return matched
+
+
 def _terms(column: str, text: str) -> list[str]:
     return list(ANALYZERS[column].analyze(text))
 
@@ -113,13 +125,7 @@ def test_matched_rows_get_snippets_marking_what_matched(
     allowed: list[str],
     phrase: list[str] | None,
 ) -> None:
-    matched = {
-        r.id
-        for r in spark.sql(
-            f"SELECT id FROM {VIEW} WHERE {column} indexquery '{_quote(query)}'"
-        ).collect()
-    }
-    assert matched, f"{query} matches no row: the case tests nothing"
+    matched = _matched(spark, column, query)
     snippets = _snippets(spark, column, query)
     values = {r.id: r[column] for r in docs.select("id", column).collect()}
     highlighted = {i for i, s in snippets.items() if s is not None}
@@ -165,13 +171,7 @@ def test_wildcards_mark_the_terms_they_matched(
     patterns: list[str],
     words: list[str],
 ) -> None:
-    matched = {
-        r.id
-        for r in spark.sql(
-            f"SELECT id FROM {VIEW} WHERE {column} indexquery '{_quote(query)}'"
-        ).collect()
-    }
-    assert matched, f"{query} matches no row: the case tests nothing"
+    matched = _matched(spark, column, query)
     snippets = _snippets(spark, column, query)
     assert {i for i, s in snippets.items() if s is not None} == matched
     plain = {t for w in words for t in _terms(column, w)}
