@@ -30,13 +30,15 @@ object IndexTablesErrors {
       s"Invalid value '$value' for option '$key': expected $expected.",
       cause)
 
-  def unknownWriteOption(key: String, closeMatches: Seq[String]): IndexTablesException = {
+  /** `key`, an option of a write (or another `operation`), is no setting of IndexTables. */
+  def unknownOption(operation: String, key: String, closeMatches: Seq[String])
+      : IndexTablesException = {
     val hint =
       if (closeMatches.isEmpty) "No known option is close to it."
       else s"Did you mean ${closeMatches.mkString(", ")}?"
     error(
       "INDEXTABLES_UNKNOWN_OPTION",
-      s"Unknown write option '$key': IndexTables has no such setting. $hint Set " +
+      s"Unknown $operation option '$key': IndexTables has no such setting. $hint Set " +
         "spark.indextables.write.strictOptions=false to ignore unknown options."
     )
   }
@@ -441,6 +443,35 @@ object IndexTablesErrors {
       s"A streaming query cannot write to table $table in the $mode output mode: IndexTables " +
         "sinks take the append mode (each batch adds its rows) and the complete mode (each " +
         "batch replaces the table). Use outputMode('append'), or 'complete' for an aggregation."
+    )
+
+  /**
+   * A stream reading table `tablePath`'s new rows reached `version`, which removed or rewrote
+   * rows (its `operation`, when its commit record names it): a stream of appended rows cannot
+   * say so.
+   */
+  def streamingSourceDataChanged(tablePath: String, version: Long, operation: Option[String])
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_STREAMING_SOURCE_DATA_CHANGED",
+      s"Version $version of table $tablePath removed or rewrote rows" +
+        operation.fold("")(o => s" ($o)") + ", which a stream of the table's new rows cannot " +
+        "emit. Set the read option skipChangeCommits=true to ignore such versions (their new " +
+        "rows too, as Delta does), or restart the stream with a new checkpoint and " +
+        s"startingVersion=${version + 1} (or latest)."
+    )
+
+  /**
+   * The offset a stream of table `tablePath` was given (from its checkpoint) is not one of this
+   * table's: `reason` says why.
+   */
+  def streamingSourceOffset(tablePath: String, offset: String, reason: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_STREAMING_SOURCE_OFFSET",
+      s"The streaming offset $offset of table $tablePath cannot be used: $reason. A stream's " +
+        "checkpoint belongs to the table it read: start the stream with a new " +
+        "checkpointLocation."
     )
 
   def layoutMismatch(table: String, tableLayout: String, asked: String): IndexTablesException =

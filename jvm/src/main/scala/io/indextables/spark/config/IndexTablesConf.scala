@@ -135,6 +135,38 @@ object IndexTablesConf {
     min = 0
   )
 
+  // Streaming reads (readStream.format("indextables"); Delta's option names are read too)
+
+  val StreamStartingVersion: ConfEntry[String] = ConfEntry(
+    "spark.indextables.read.stream.startingVersion",
+    "",
+    "Where a stream of the table's new rows starts (as the read option startingVersion): a " +
+      "version number (its changes and every later version's), or latest (only versions " +
+      "committed after the stream starts). Unset, the stream's first batch is the table as it " +
+      "stands, then each new version's rows. Read when a stream starts without a checkpoint.",
+    "a non-negative version number or latest"
+  )(s =>
+    s.trim.toLowerCase(Locale.ROOT) match {
+      case "latest" => Some("latest")
+      case n => Try(n.toLong).toOption.filter(_ >= 0).map(_.toString)
+    }).withAliases("startingVersion")
+
+  val StreamMaxFilesPerTrigger: ConfEntry[Int] = int(
+    "spark.indextables.read.stream.maxFilesPerTrigger",
+    1000,
+    "Splits a micro-batch of a stream of the table's new rows reads at most (as the read " +
+      "option maxFilesPerTrigger); a version's splits may span batches. Trigger.Once reads all.",
+    min = 1
+  ).withAliases("maxFilesPerTrigger")
+
+  val StreamSkipChangeCommits: ConfEntry[Boolean] = boolean(
+    "spark.indextables.read.stream.skipChangeCommits",
+    false,
+    "Whether a stream of the table's new rows skips the versions that removed or rewrote rows " +
+      "(an overwrite, replaceWhere, DROP PARTITIONS, DELETE, UPDATE, MERGE), their new rows " +
+      "included, as Delta's option skipChangeCommits, instead of failing on them."
+  ).withAliases("skipChangeCommits")
+
   val SplitsPerTask: ConfEntry[String] = ConfEntry(
     "spark.indextables.read.splitsPerTask",
     "auto",
@@ -734,6 +766,9 @@ object IndexTablesConf {
     OptimizeWriteMinRowsForEstimation,
     ReadBatchSize,
     DriverSearchMaxRows,
+    StreamStartingVersion,
+    StreamMaxFilesPerTrigger,
+    StreamSkipChangeCommits,
     SplitsPerTask,
     MaxSplitsPerTask,
     CompanionMaxSourceVersionLag,

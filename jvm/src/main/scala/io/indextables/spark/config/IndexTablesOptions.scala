@@ -156,8 +156,15 @@ object IndexTablesOptions {
    * would otherwise be ignored without a word.
    */
   def checkWriteOptions(writeOptions: Map[String, String], resolved: IndexTablesOptions): Unit =
+    checkOptions(writeOptions, resolved, "write")
+
+  /** [[checkWriteOptions]] for the options of an `operation` ("write", "streaming read"). */
+  def checkOptions(
+      options: Map[String, String],
+      resolved: IndexTablesOptions,
+      operation: String): Unit =
     if (resolved.get(IndexTablesConf.StrictOptions)) {
-      writeOptions.keys.toSeq.sorted.foreach { key =>
+      options.keys.toSeq.sorted.foreach { key =>
         val k = key.toLowerCase(Locale.ROOT)
         val known =
           knownKeys.contains(k) || knownPrefixes.exists(p => k.startsWith(p) && k.length > p.length)
@@ -168,7 +175,7 @@ object IndexTablesOptions {
             _._2 <= math.max(3, k.length / 4))
             .sortBy(p => (p._2, p._1)).take(3).map(_._1)
             .map(c => knownNames.find(_.equalsIgnoreCase(c)).getOrElse(c))
-          throw IndexTablesErrors.unknownWriteOption(key, close)
+          throw IndexTablesErrors.unknownOption(operation, key, close)
         }
       }
     }

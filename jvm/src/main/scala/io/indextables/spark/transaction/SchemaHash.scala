@@ -36,6 +36,13 @@ object SchemaHash {
   /** The configuration key under which the schema with this hash is stored. */
   def registryKey(hash: String): String = RegistryKeyPrefix + hash
 
+  /** Doc mapping JSON by hash, from a metadata configuration's registry entries. */
+  def registry(configuration: Map[String, String]): Map[String, String] =
+    configuration.collect {
+      case (k, v) if k.startsWith(RegistryKeyPrefix) && v != null =>
+        k.stripPrefix(RegistryKeyPrefix) -> v
+    }
+
   /** The canonical, compact JSON text that [[compute]] hashes. */
   def canonicalize(json: String): String = {
     val tree =

@@ -84,11 +84,7 @@ final class Snapshot private[transaction] (
   }
 
   /** Doc mapping JSON by hash, from the `docMappingSchema.<hash>` configuration entries. */
-  lazy val schemaRegistry: Map[String, String] =
-    metadata.configuration.collect {
-      case (k, v) if k.startsWith(SchemaHash.RegistryKeyPrefix) && v != null =>
-        k.stripPrefix(SchemaHash.RegistryKeyPrefix) -> v
-    }
+  lazy val schemaRegistry: Map[String, String] = SchemaHash.registry(metadata.configuration)
 
   /** The doc mapping of a split: inline `docMappingJson`, else the registry entry it refers to. */
   def docMappingFor(add: AddAction): Option[String] =
