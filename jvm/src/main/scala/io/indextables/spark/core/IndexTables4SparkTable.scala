@@ -244,10 +244,12 @@ object IndexTables4SparkTable {
 
   /**
    * A path table's: batch saves take the V1 route (see IndexTables4SparkTableProvider), streams
-   * the V2 one (`writeStream.start(path)`).
+   * the V2 one (`writeStream.start(path)`); reads, batch and streaming, V2.
    */
-  val PathCapabilities: util.Set[TableCapability] =
-    Set(TableCapability.BATCH_READ, TableCapability.STREAMING_WRITE).asJava
+  val PathCapabilities: util.Set[TableCapability] = Set(
+    TableCapability.BATCH_READ,
+    TableCapability.MICRO_BATCH_READ,
+    TableCapability.STREAMING_WRITE).asJava
 
   /**
    * Only for the table objects the save path and the catalog build (see
@@ -255,6 +257,7 @@ object IndexTables4SparkTable {
    */
   val WriteCapabilities: util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
+    TableCapability.MICRO_BATCH_READ,
     TableCapability.BATCH_WRITE,
     TableCapability.STREAMING_WRITE,
     TableCapability.TRUNCATE,

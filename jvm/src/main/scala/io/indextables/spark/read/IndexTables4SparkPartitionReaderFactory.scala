@@ -9,12 +9,12 @@ import io.indextables.spark.read.aggregate.{IndexTables4SparkAggregateReader, Pa
 /**
  * Serializable factory of the readers of one [[SplitGroup]]: for each of its splits, documents,
  * or the partial rows of a pushed aggregation (one row of empty partials for a global aggregate
- * over no split). A group narrowed by runtime filters is read with the plan it carries.
+ * over no split). A [[PlannedSplitGroup]] is read with the plan it carries.
  */
 final class IndexTables4SparkPartitionReaderFactory(plan: ReadPlan) extends PartitionReaderFactory {
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     (partition, plan.aggregate) match {
-      case (RuntimeFilteredGroup(group, narrowed), _) =>
+      case (PlannedSplitGroup(group, narrowed), _) =>
         new IndexTables4SparkPartitionReaderFactory(narrowed).createReader(group)
       // Spark sums partial counts: without any partial row, its COUNT would be NULL, not 0.
       case (SplitGroup(Seq(), _), Some(agg)) if agg.groupBy.isEmpty =>

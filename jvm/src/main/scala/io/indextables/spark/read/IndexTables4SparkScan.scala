@@ -2,6 +2,7 @@ package io.indextables.spark.read
 
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, SupportsRuntimeFiltering}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.{Filter, In}
 import org.apache.spark.sql.types.StructType
 
@@ -20,7 +21,7 @@ import io.indextables.spark.transaction.Snapshot
  * `catalyst/MergeKeyFilter`, or Spark's dynamic pruning of a join), and the scan re-plans with
  * them as one more filter: splits whose statistics exclude every value are dropped, and the
  * others search for the values. Spark still joins on the key, so the narrowing only saves work.
- * The re-planned tasks carry their own [[ReadPlan]] ([[RuntimeFilteredGroup]]), as the reader
+ * The re-planned tasks carry their own [[ReadPlan]] ([[PlannedSplitGroup]]), as the reader
  * factory was made before the values were known. Otherwise immutable.
  *
  * @param in    what the scan was planned from, for re-planning with runtime filters
@@ -46,9 +47,13 @@ final class IndexTables4SparkScan private (
 
   override def toBatch: Batch = this
 
+  /** The table's new rows, batch by batch, from this scan's table and columns. */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    new IndexTables4SparkMicroBatchStream(in, plan)
+
   override def planInputPartitions(): Array[InputPartition] = narrowed match {
     case Some(s) =>
-      s.splitGroups.map(g => RuntimeFilteredGroup(g, s.readPlan): InputPartition).toArray
+      s.splitGroups.map(g => PlannedSplitGroup(g, s.readPlan): InputPartition).toArray
     case None => groups.toArray[InputPartition]
   }
 
@@ -99,10 +104,11 @@ final class IndexTables4SparkScan private (
 }
 
 /**
- * A read task of a search narrowed by runtime filters: its splits, and the plan (the narrowed
- * query) they are read with.
+ * A read task that carries the plan its splits are read with: of a search narrowed by runtime
+ * filters (the narrowed query), or of a micro-batch of a stream (the batch's own plan), whose
+ * reader factory was made before the plan was known.
  */
-final case class RuntimeFilteredGroup(group: SplitGroup, plan: ReadPlan) extends InputPartition {
+final case class PlannedSplitGroup(group: SplitGroup, plan: ReadPlan) extends InputPartition {
   override def preferredLocations(): Array[String] = group.preferredLocations()
 }
 

@@ -45,6 +45,9 @@ final class IndexTables4SparkScanBuilder(
   private var offered: Option[FilterPushdown] = None
   private var aggregate: Option[ReadRoute.AggregateRoute] = None
   private var topN: Option[TopN] = None
+  // Whether Spark negotiated the scan: a batch read always prunes columns or pushes an
+  // aggregate; Spark 3.5's streaming planner builds the scan untouched, for a stream.
+  private var negotiated = false
 
   /** What the filters came to: those Spark offered, or none when it offered none. */
   private def filters: FilterPushdown = offered.getOrElse {
@@ -61,7 +64,10 @@ final class IndexTables4SparkScanBuilder(
 
   override def pushedFilters(): Array[Filter] = filters.pushed.toArray
 
-  override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
+  override def pruneColumns(requiredSchema: StructType): Unit = {
+    required = requiredSchema
+    negotiated = true
+  }
 
   override def pushLimit(n: Int): Boolean = { limit = Some(n); true }
 
@@ -79,6 +85,7 @@ final class IndexTables4SparkScanBuilder(
    * completely (see [[AggregatePushdown.complete]]): no job runs for it.
    */
   override def supportCompletePushDown(aggregation: Aggregation): Boolean = {
+    negotiated = true
     aggregate = AggregatePushdown.complete(aggregation, table, filters)
     aggregate.isDefined
   }
@@ -89,6 +96,7 @@ final class IndexTables4SparkScanBuilder(
    * ([[AggregatePushdown.partial]]).
    */
   override def pushAggregation(aggregation: Aggregation): Boolean = {
+    negotiated = true
     if (!aggregate.exists(_.aggregation eq aggregation)) {
       aggregate = AggregatePushdown.partial(aggregation, table, filters)
     }
@@ -98,6 +106,9 @@ final class IndexTables4SparkScanBuilder(
   override def build(): Scan = {
     CompanionStaleness.check(table)
     val in = ScanInputs(table, filters, required, limit, topN)
+    // A stream's scan ([[IndexTables4SparkMicroBatchStream]]) reads the table by tasks; no
+    // route may answer it now (on the driver, say).
+    if (!negotiated) return IndexTables4SparkScan.plan(in, None)
     val route = ReadRoute.decide(in, aggregate)
     // A log-answered aggregate reads no file: its answer holds whatever was purged.
     if (!route.isInstanceOf[ReadRoute.LogAnswered]) table.checkNotPurged(in.kept)

@@ -1,0 +1,312 @@
+"""The Structured Streaming source (issue 32): `readStream.format("indextables")`.
+
+Every stream runs as users run one, against the built JAR, into a Parquet file sink (itself
+exactly once), and the same steps on a Delta table read by Delta's streaming source are the
+oracle where they have a twin: the rows each stream emitted, in all, are the same. A stream
+emits the rows of each version that added splits, in version order; a merge emits nothing; a
+version that removed rows fails it unless `skipChangeCommits` is set.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.errors import StreamingQueryException
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+import delta_oracle
+from helpers import FORMAT, read_table, write_table
+from indextables import IndexTable, IndexTablesError
+
+pytestmark = pytest.mark.skipif(
+    not delta_oracle.is_installed(), reason="build/package.sh puts Delta Lake's JARs in place"
+)
+
+TIMEOUT_S = 120
+
+
+def _rows(spark: SparkSession, first: int, count: int, files: int = 1) -> DataFrame:
+    """Rows of ids first .. first + count - 1, in `files` splits (tasks) of a write."""
+    return spark.range(first, first + count, numPartitions=files).select(
+        F.col("id"),
+        F.element_at(
+            F.array(F.lit("INFO"), F.lit("WARN")), (F.col("id") % 2 + 1).cast("int")
+        ).alias("level"),
+        F.concat(F.lit("request "), F.col("id").cast("string"), F.lit(" served")).alias("message"),
+    )
+
+
+def _append(
+    spark: SparkSession, fmt: str, path: str, first: int, count: int, files: int = 1
+) -> None:
+    _rows(spark, first, count, files).write.format(fmt).mode("append").save(path)
+
+
+def _drain(
+    spark: SparkSession,
+    fmt: str,
+    source: str,
+    out: Path,
+    options: dict[str, str] | None = None,
+    once: bool = False,
+) -> list[dict[str, Any]]:
+    """One run of a stream of `source` into the Parquet sink `out` (its checkpoint beside it),
+    until it has read what is there (availableNow, or once); the progress of its batches."""
+    df = spark.readStream.format(fmt).options(**(options or {})).load(source)
+    return _run(df, out, once)
+
+
+def _run(df: DataFrame, out: Path, once: bool = False) -> list[dict[str, Any]]:
+    writer = df.writeStream.format("parquet").option("checkpointLocation", str(out) + "-cp")
+    query = (
+        writer.trigger(once=True).start(str(out))
+        if once
+        else writer.trigger(availableNow=True).start(str(out))
+    )
+    try:
+        assert query.awaitTermination(TIMEOUT_S), f"the stream into {out} did not finish"
+        return [p for p in query.recentProgress if p["numInputRows"] > 0]
+    finally:
+        query.stop()
+
+
+def _emitted(spark: SparkSession, out: Path) -> list[int]:
+    """Every id the stream into `out` emitted, in all its runs, duplicates kept."""
+    if not (out / "_spark_metadata").exists():
+        return []
+    return sorted(r.id for r in spark.read.parquet(str(out)).select("id").collect())
+
+
+def _failure(run: Any) -> IndexTablesError:
+    with pytest.raises(IndexTablesError) as info:
+        run()
+    return info.value
+
+
+class _Twins:
+    """One IndexTables table and one Delta table (with deletion vectors), each read by its own
+    stream into Parquet."""
+
+    def __init__(self, spark: SparkSession, tmp_path: Path) -> None:
+        self.spark = spark
+        self.paths = {FORMAT: str(tmp_path / "ours"), "delta": str(tmp_path / "delta")}
+        self.outs = {FORMAT: tmp_path / "out-ours", "delta": tmp_path / "out-delta"}
+        self.delta: delta_oracle.DeltaTable | None = None
+
+    def append(self, first: int, count: int, files: int = 1) -> None:
+        _append(self.spark, FORMAT, self.paths[FORMAT], first, count, files)
+        rows = _rows(self.spark, first, count, files)
+        if self.delta is None:
+            self.delta = delta_oracle.DeltaTable.create(self.spark, self.paths["delta"], rows)
+        else:
+            self.delta.append(rows)
+
+    def _delta_sql(self, statement: str) -> None:
+        assert self.delta is not None
+        self.delta.sql(statement)
+
+    def overwrite(self, first: int, count: int) -> None:
+        for fmt, path in self.paths.items():
+            _rows(self.spark, first, count).write.format(fmt).mode("overwrite").save(path)
+
+    def merge(self) -> None:
+        """MERGE SPLITS on ours, OPTIMIZE on Delta's: both rewrite files with dataChange=false."""
+        (row,) = self.spark.sql(f"MERGE SPLITS '{self.paths[FORMAT]}'").collect()
+        assert row.metrics.status == "success", row.metrics.message
+        self._delta_sql("OPTIMIZE {table}")
+
+    def delete(self, condition: str) -> None:
+        self.spark.sql(f"DELETE FROM indextables.`{self.paths[FORMAT]}` WHERE {condition}")
+        self._delta_sql(f"DELETE FROM {{table}} WHERE {condition}")
+
+    def drain(self, options: dict[str, str] | None = None) -> list[int]:
+        """Both streams run; they emitted the same ids in all. Returns ours."""
+        for fmt in self.paths:
+            _drain(self.spark, fmt, self.paths[fmt], self.outs[fmt], options)
+        ours = _emitted(self.spark, self.outs[FORMAT])
+        assert ours == _emitted(self.spark, self.outs["delta"])
+        return ours
+
+
+def test_appends_a_merge_and_changes_stream_once_in_order_as_deltas_source(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    twins = _Twins(spark, tmp_path)
+    twins.append(0, 40, files=2)
+    # The first batch is the table as it stands.
+    assert twins.drain() == list(range(40))
+    twins.append(40, 20)
+    twins.append(60, 20)
+    twins.merge()
+    # The appends once each; the merge's split is no new row.
+    assert twins.drain() == list(range(80))
+    history = IndexTable.for_path(spark, twins.paths[FORMAT]).history().collect()
+    assert any(h.operation == "MERGE SPLITS" for h in history)
+
+    # A DELETE (deletion vectors) then an append: the stream stops at the DELETE, naming it.
+    twins.delete("id < 5")
+    twins.append(80, 20)
+    deleted_at = max(h.version for h in history) + 1
+    error = _failure(lambda: _drain(spark, FORMAT, twins.paths[FORMAT], twins.outs[FORMAT]))
+    assert error.error_class == "INDEXTABLES_STREAMING_SOURCE_DATA_CHANGED", error
+    assert error.sql_state == "0A000"
+    assert f"Version {deleted_at} " in str(error) and "skipChangeCommits" in str(error)
+    # Delta's source stops there too.
+    with pytest.raises(StreamingQueryException, match="DELTA_SOURCE_TABLE_IGNORE_CHANGES"):
+        _drain(spark, "delta", twins.paths["delta"], twins.outs["delta"])
+    assert _emitted(spark, twins.outs[FORMAT]) == list(range(80))
+
+    # Restarted from its checkpoint with skipChangeCommits: the DELETE is passed over, the
+    # append after it read; so is an overwrite, its rows included.
+    skip = {"skipChangeCommits": "true"}
+    assert twins.drain(skip) == list(range(100))
+    twins.overwrite(100, 20)
+    twins.append(120, 20)
+    assert twins.drain(skip) == [*range(100), *range(120, 140)]
+
+
+def test_a_split_with_deleted_rows_serves_only_its_live_rows(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    path, out = str(tmp_path / "ours"), tmp_path / "out"
+    _append(spark, FORMAT, path, 0, 90, files=2)
+    spark.sql(f"DELETE FROM indextables.`{path}` WHERE id % 3 = 0")
+    _drain(spark, FORMAT, path, out)
+    live = sorted(r.id for r in read_table(spark, path).select("id").collect())
+    assert _emitted(spark, out) == live == [i for i in range(90) if i % 3]
+
+
+def test_a_stream_stopped_mid_way_and_restarted_emits_every_row_once(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path, out = str(tmp_path / "ours"), tmp_path / "out"
+    for v in range(4):
+        _append(spark, FORMAT, path, v * 30, 30, files=3)
+    query = (
+        spark.readStream.format(FORMAT)
+        .option("maxFilesPerTrigger", 1)
+        .load(path)
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(out) + "-cp")
+        .trigger(processingTime="0 seconds")
+        .start(str(out))
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    while query.lastProgress is None or query.lastProgress["batchId"] < 2:
+        assert query.exception() is None and time.monotonic() < deadline
+        time.sleep(0.1)
+    query.stop()  # wherever its batch is
+    first = len(set(_emitted(spark, out)))
+    assert 0 < first < 120
+    _append(spark, FORMAT, path, 120, 30)
+    _drain(spark, FORMAT, path, out, {"maxFilesPerTrigger": "5"})
+    assert _emitted(spark, out) == list(range(150))
+
+
+def test_max_files_per_trigger_bounds_each_batch_and_once_reads_all(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "ours")
+    _append(spark, FORMAT, path, 0, 50, files=5)
+    _append(spark, FORMAT, path, 50, 10)
+    batches = _drain(spark, FORMAT, path, tmp_path / "out", {"maxFilesPerTrigger": "2"})
+    assert [b["numInputRows"] for b in batches] == [20, 20, 20]
+    # Trigger.Once reads everything in one batch, whatever the bound (as Spark asks).
+    once = _drain(spark, FORMAT, path, tmp_path / "out-once", {"maxFilesPerTrigger": "2"}, True)
+    assert [b["numInputRows"] for b in once] == [60]
+    assert _emitted(spark, tmp_path / "out-once") == list(range(60))
+
+
+def test_starting_version_a_number_or_latest(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "ours")
+    for v in range(3):
+        _append(spark, FORMAT, path, v * 10, 10)
+    _drain(spark, FORMAT, path, tmp_path / "from-1", {"startingVersion": "1"})
+    assert _emitted(spark, tmp_path / "from-1") == list(range(10, 30))
+
+    out = tmp_path / "latest"
+    query = (
+        spark.readStream.format(FORMAT)
+        .option("startingVersion", "latest")
+        .load(path)
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(out) + "-cp")
+        .trigger(processingTime="100 milliseconds")
+        .start(str(out))
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while query.lastProgress is None:
+            assert query.exception() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        _append(spark, FORMAT, path, 30, 10)
+        while sum(p["numInputRows"] for p in query.recentProgress) < 10:
+            assert query.exception() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        query.stop()
+    assert _emitted(spark, out) == list(range(30, 40))
+
+
+def test_a_catalog_table_streams_through_read_stream_table(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    name = "stream_source_events"
+    spark.sql(f"CREATE TABLE {name} (id long, level string, message string) USING indextables")
+    try:
+        out = tmp_path / "out"
+        _rows(spark, 0, 20).writeTo(name).append()
+        _run(spark.readStream.table(name), out)
+        _rows(spark, 20, 20).writeTo(name).append()
+        _run(spark.readStream.table(name), out)
+        assert _emitted(spark, out) == list(range(40))
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+@pytest.mark.parametrize(
+    ("options", "error_class", "named"),
+    [
+        ({"maxFilesPerTrigger": "0"}, "INDEXTABLES_INVALID_OPTION", "maxFilesPerTrigger"),
+        ({"startingVersion": "first"}, "INDEXTABLES_INVALID_OPTION", "startingVersion"),
+        ({"skipChangeCommits": "maybe"}, "INDEXTABLES_INVALID_OPTION", "skipChangeCommits"),
+        ({"startingVersion": "99"}, "INDEXTABLES_VERSION_NOT_FOUND", "99"),
+        (
+            {"spark.indextables.read.stream.maxFilesPerTriger": "5"},
+            "INDEXTABLES_UNKNOWN_OPTION",
+            "maxFilesPerTrigger",
+        ),
+    ],
+)
+def test_a_bad_option_fails_the_stream_naming_it(
+    spark: SparkSession,
+    tmp_path: Path,
+    options: dict[str, str],
+    error_class: str,
+    named: str,
+) -> None:
+    path = str(tmp_path / "ours")
+    _append(spark, FORMAT, path, 0, 10)
+    error = _failure(lambda: _drain(spark, FORMAT, path, tmp_path / "out", options))
+    assert error.error_class == error_class, error
+    assert named in str(error)
+
+
+def test_a_checkpoint_of_a_table_since_created_again_is_refused(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path, out = str(tmp_path / "ours"), tmp_path / "out"
+    _append(spark, FORMAT, path, 0, 10)
+    _drain(spark, FORMAT, path, out)
+    shutil.rmtree(path)
+    spark.sql(f"INVALIDATE INDEXTABLES TRANSACTION LOG CACHE FOR '{path}'").collect()
+    write_table(_rows(spark, 100, 10), path)
+    error = _failure(lambda: _drain(spark, FORMAT, path, out))
+    assert error.error_class == "INDEXTABLES_STREAMING_SOURCE_OFFSET", error
+    assert "checkpointLocation" in str(error)
+    assert _emitted(spark, out) == list(range(10))
