@@ -126,7 +126,9 @@ private[read] final case class ScanTable(
             if (f.dataType == DoubleType || f.dataType == FloatType) &&
               recorded.contains(f.name) => f.name
       }.toSet
-      schema.copy(exactFloatRanges = exact)
+      val variant = schema.copy(exactFloatRanges = exact)
+      // One instance per distinct variant: a table's splits mostly share a few.
+      snapshot.derived(("ScanTable.variant", variant))(variant)
     }
 
   def hasLongTokens(a: AddAction): Boolean =
