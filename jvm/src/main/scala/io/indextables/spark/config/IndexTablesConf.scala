@@ -147,6 +147,7 @@ object IndexTablesConf {
     "a non-negative version number or latest"
   )(s =>
     s.trim.toLowerCase(Locale.ROOT) match {
+      case "" => Some("") // unset
       case "latest" => Some("latest")
       case n => Try(n.toLong).toOption.filter(_ >= 0).map(_.toString)
     }).withAliases("startingVersion")

@@ -15,6 +15,7 @@ class IndexTablesOptionsSuite extends AnyFunSuite {
   private def samples(e: ConfEntry[_]): (String, String) = e.default match {
     case _ if e == IndexTablesConf.SplitsPerTask => ("3", "auto")
     case _ if e == IndexTablesConf.DiskCachePath => ("/cache/b", "/cache/a")
+    case _ if e == IndexTablesConf.StreamStartingVersion => ("5", "latest")
     case b: Boolean => ((!b).toString, b.toString)
     case i: Int => ((i + 1).toString, (i + 2).toString)
     case l: Long => ((l + 1).toString, (l + 2).toString)
