@@ -310,3 +310,35 @@ def test_a_checkpoint_of_a_table_since_created_again_is_refused(
     assert error.error_class == "INDEXTABLES_STREAMING_SOURCE_OFFSET", error
     assert "checkpointLocation" in str(error)
     assert _emitted(spark, out) == list(range(10))
+
+
+def test_a_column_added_mid_stream_fails_it_and_a_restart_reads_on_with_it(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path, out = str(tmp_path / "ours"), tmp_path / "out"
+    _append(spark, FORMAT, path, 0, 10)
+    query = (
+        spark.readStream.format(FORMAT)
+        .load(path)
+        .writeStream.format("parquet")
+        .option("checkpointLocation", str(out) + "-cp")
+        .trigger(processingTime="100 milliseconds")
+        .start(str(out))
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not query.recentProgress or query.recentProgress[0]["numInputRows"] == 0:
+            assert query.exception() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        wider = _rows(spark, 10, 10).withColumn("host", F.concat(F.lit("h"), F.col("id") % 3))
+        wider.write.format(FORMAT).mode("append").option("mergeSchema", "true").save(path)
+        error = _failure(lambda: query.awaitTermination(TIMEOUT_S))
+    finally:
+        query.stop()
+    assert error.error_class == "INDEXTABLES_STREAMING_SOURCE_SCHEMA_CHANGED", error
+    assert "host" in str(error) and "Restart" in str(error)
+    # Restarted, it reads on with the new column; nothing was emitted twice.
+    _drain(spark, FORMAT, path, out)
+    assert _emitted(spark, out) == list(range(20))
+    hosts = spark.read.option("mergeSchema", "true").parquet(str(out)).where("id >= 10")
+    assert sorted(r.host for r in hosts.collect()) == sorted(f"h{i % 3}" for i in range(10, 20))

@@ -462,6 +462,19 @@ object IndexTablesErrors {
     )
 
   /**
+   * A stream reading table `tablePath`'s new rows reached `version`, which holds `columns` the
+   * stream does not (added, or retyped, since it started).
+   */
+  def streamingSourceSchemaChanged(tablePath: String, version: Long, columns: Seq[String])
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_STREAMING_SOURCE_SCHEMA_CHANGED",
+      s"Version $version of table $tablePath has columns the stream did not have when it " +
+        s"started (added or retyped: ${columns.mkString(", ")}), which its rows would lose. " +
+        "Restart the query from its checkpoint: it reads on with the table's columns."
+    )
+
+  /**
    * The offset a stream of table `tablePath` was given (from its checkpoint) is not one of this
    * table's: `reason` says why.
    */

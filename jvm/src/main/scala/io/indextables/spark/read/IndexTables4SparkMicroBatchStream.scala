@@ -1,12 +1,15 @@
 package io.indextables.spark.read
 
+import java.util.Locale
+
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, MicroBatchStream, Offset, ReadAllAvailable, ReadLimit, ReadMaxFiles, SupportsAdmissionControl, SupportsTriggerAvailableNow}
+import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
-import io.indextables.spark.transaction.{ChangePosition, IndexedSplit, Snapshot, TableChanges, TransactionLog, VersionFiles}
+import io.indextables.spark.transaction.{ChangePosition, IndexedSplit, MetadataAction, Snapshot, TableChanges, TransactionLog, VersionFiles}
 
 /**
  * A stream of a table's new rows (`readStream.format("indextables")`, or `readStream.table` of
@@ -38,7 +41,8 @@ final class IndexTables4SparkMicroBatchStream private[read] (in: ScanInputs, pla
 
   // Settings are checked when the query starts, before any batch.
   IndexTablesOptions.checkOptions(opts.options, opts, "streaming read")
-  private val startingVersion = opts.getOption(IndexTablesConf.StreamStartingVersion)
+  private val startingVersion =
+    opts.getOption(IndexTablesConf.StreamStartingVersion).filter(_.nonEmpty)
   private val maxFilesPerTrigger = opts.get(IndexTablesConf.StreamMaxFilesPerTrigger)
   private val skipChangeCommits = opts.get(IndexTablesConf.StreamSkipChangeCommits)
 
@@ -48,7 +52,26 @@ final class IndexTables4SparkMicroBatchStream private[read] (in: ScanInputs, pla
     TransactionLog.forTable(tablePath, conf, opts.logSettings, opts.fileSystemOptions)
   }
 
-  private lazy val changes = TableChanges.of(log, skipChangeCommits)
+  private lazy val changes = TableChanges.of(log, skipChangeCommits, checkColumns)
+
+  /**
+   * Fails on a version whose schema has a column the stream does not (added, or of another
+   * type): its rows would lose it. A restart reads on with the table's columns then, as
+   * Delta's source asks; the stream's older versions' columns are all among them.
+   */
+  private def checkColumns(version: Long, metadata: MetadataAction): Unit = {
+    val columns = in.required.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.dataType).toMap
+    val schema = DataType.fromJson(metadata.schemaString).asInstanceOf[StructType]
+    val changed = schema.fields.filterNot { f =>
+      columns.get(f.name.toLowerCase(Locale.ROOT)).contains(f.dataType)
+    }
+    if (changed.nonEmpty) {
+      throw IndexTablesErrors.streamingSourceSchemaChanged(
+        tablePath,
+        version,
+        changed.map(_.name).toSeq)
+    }
+  }
 
   // Set by Trigger.AvailableNow: the last version the query reads.
   @volatile private var availableNowEnd: Option[Long] = None

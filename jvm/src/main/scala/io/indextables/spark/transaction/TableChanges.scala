@@ -89,13 +89,16 @@ final case class IndexedSplit(
  *                       splits), each naming its doc mapping inline
  * @param changes        the changes of a version ([[VersionChanges.of]] over its version file)
  * @param operation      the operation a version's commit record names, if any, for the error
+ * @param checkMetadata  checks the metadata action of each version walked after the starting
+ *                       one, skipped or not (a stream fails on columns it does not have)
  */
 final class TableChanges(
     tablePath: String,
     startingFiles: Long => Seq[AddAction],
     changes: Long => VersionChanges,
     operation: Long => Option[String],
-    skipChangeCommits: Boolean) {
+    skipChangeCommits: Boolean,
+    checkMetadata: (Long, MetadataAction) => Unit = (_, _) => ()) {
 
   /**
    * The splits after `from`, through version `lastVersion`, in order; with `maxFiles`, no more
@@ -142,6 +145,7 @@ final class TableChanges(
       if (isStartingVersion) startingFiles(version).sortBy(a => (a.modificationTime, a.path))
       else {
         val c = changes(version)
+        c.metadata.foreach(checkMetadata(version, _))
         if (!c.removesData) c.added
         else if (skipChangeCommits) Nil
         else throw IndexTablesErrors.streamingSourceDataChanged(
@@ -157,8 +161,14 @@ final class TableChanges(
 
 object TableChanges {
 
-  /** The changes of the table of `log`; the splits of the last starting version are kept. */
-  def of(log: TransactionLog, skipChangeCommits: Boolean): TableChanges = {
+  /**
+   * The changes of the table of `log`; the splits of the last starting version are kept.
+   * `checkMetadata` as [[TableChanges]] takes it.
+   */
+  def of(
+      log: TransactionLog,
+      skipChangeCommits: Boolean,
+      checkMetadata: (Long, MetadataAction) => Unit = (_, _) => ()): TableChanges = {
     var starting: Option[(Long, Seq[AddAction])] = None // one thread at a time
     def startingFiles(version: Long): Seq[AddAction] = starting match {
       case Some((v, files)) if v == version => files
@@ -173,6 +183,7 @@ object TableChanges {
       startingFiles,
       v => VersionChanges.of(v, log.actionsOf(v)),
       v => log.commitInfo(v).map(_.operation),
-      skipChangeCommits)
+      skipChangeCommits,
+      checkMetadata)
   }
 }
