@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming.query import StreamingQuery
 
 import delta_oracle
 from helpers import FORMAT, read_table, write_table
@@ -62,17 +64,26 @@ def _drain(
 
 
 def _run(df: DataFrame, out: Path, once: bool = False) -> list[dict[str, Any]]:
-    writer = df.writeStream.format("parquet").option("checkpointLocation", str(out) + "-cp")
-    query = (
-        writer.trigger(once=True).start(str(out))
-        if once
-        else writer.trigger(availableNow=True).start(str(out))
-    )
+    query = _start(df, out, **({"once": True} if once else {"availableNow": True}))
     try:
         assert query.awaitTermination(TIMEOUT_S), f"the stream into {out} did not finish"
         return [p for p in query.recentProgress if p["numInputRows"] > 0]
     finally:
         query.stop()
+
+
+def _start(df: DataFrame, out: Path, **trigger: Any) -> StreamingQuery:
+    """The stream `df` into the Parquet sink `out`, its checkpoint beside it, started."""
+    writer = df.writeStream.format("parquet").option("checkpointLocation", str(out) + "-cp")
+    return writer.trigger(**trigger).start(str(out))
+
+
+def _wait_until(query: StreamingQuery, done: Callable[[], bool]) -> None:
+    """Until `done()`, while the running `query` has not failed."""
+    deadline = time.monotonic() + TIMEOUT_S
+    while not done():
+        assert query.exception() is None and time.monotonic() < deadline
+        time.sleep(0.1)
 
 
 def _emitted(spark: SparkSession, out: Path) -> list[int]:
@@ -187,19 +198,9 @@ def test_a_stream_stopped_mid_way_and_restarted_emits_every_row_once(
     path, out = str(tmp_path / "ours"), tmp_path / "out"
     for v in range(4):
         _append(spark, FORMAT, path, v * 30, 30, files=3)
-    query = (
-        spark.readStream.format(FORMAT)
-        .option("maxFilesPerTrigger", 1)
-        .load(path)
-        .writeStream.format("parquet")
-        .option("checkpointLocation", str(out) + "-cp")
-        .trigger(processingTime="0 seconds")
-        .start(str(out))
-    )
-    deadline = time.monotonic() + TIMEOUT_S
-    while query.lastProgress is None or query.lastProgress["batchId"] < 2:
-        assert query.exception() is None and time.monotonic() < deadline
-        time.sleep(0.1)
+    stream = spark.readStream.format(FORMAT).option("maxFilesPerTrigger", 1).load(path)
+    query = _start(stream, out, processingTime="0 seconds")
+    _wait_until(query, lambda: bool(query.lastProgress and query.lastProgress["batchId"] >= 2))
     query.stop()  # wherever its batch is
     first = len(set(_emitted(spark, out)))
     assert 0 < first < 120
@@ -230,24 +231,12 @@ def test_starting_version_a_number_or_latest(spark: SparkSession, tmp_path: Path
     assert _emitted(spark, tmp_path / "from-1") == list(range(10, 30))
 
     out = tmp_path / "latest"
-    query = (
-        spark.readStream.format(FORMAT)
-        .option("startingVersion", "latest")
-        .load(path)
-        .writeStream.format("parquet")
-        .option("checkpointLocation", str(out) + "-cp")
-        .trigger(processingTime="100 milliseconds")
-        .start(str(out))
-    )
+    stream = spark.readStream.format(FORMAT).option("startingVersion", "latest").load(path)
+    query = _start(stream, out, processingTime="100 milliseconds")
     try:
-        deadline = time.monotonic() + TIMEOUT_S
-        while query.lastProgress is None:
-            assert query.exception() is None and time.monotonic() < deadline
-            time.sleep(0.1)
+        _wait_until(query, lambda: query.lastProgress is not None)
         _append(spark, FORMAT, path, 30, 10)
-        while sum(p["numInputRows"] for p in query.recentProgress) < 10:
-            assert query.exception() is None and time.monotonic() < deadline
-            time.sleep(0.1)
+        _wait_until(query, lambda: sum(p["numInputRows"] for p in query.recentProgress) >= 10)
     finally:
         query.stop()
     assert _emitted(spark, out) == list(range(30, 40))
@@ -317,19 +306,11 @@ def test_a_column_added_mid_stream_fails_it_and_a_restart_reads_on_with_it(
 ) -> None:
     path, out = str(tmp_path / "ours"), tmp_path / "out"
     _append(spark, FORMAT, path, 0, 10)
-    query = (
-        spark.readStream.format(FORMAT)
-        .load(path)
-        .writeStream.format("parquet")
-        .option("checkpointLocation", str(out) + "-cp")
-        .trigger(processingTime="100 milliseconds")
-        .start(str(out))
+    query = _start(
+        spark.readStream.format(FORMAT).load(path), out, processingTime="100 milliseconds"
     )
     try:
-        deadline = time.monotonic() + TIMEOUT_S
-        while not query.recentProgress or query.recentProgress[0]["numInputRows"] == 0:
-            assert query.exception() is None and time.monotonic() < deadline
-            time.sleep(0.1)
+        _wait_until(query, lambda: any(p["numInputRows"] for p in query.recentProgress))
         wider = _rows(spark, 10, 10).withColumn("host", F.concat(F.lit("h"), F.col("id") % 3))
         wider.write.format(FORMAT).mode("append").option("mergeSchema", "true").save(path)
         error = _failure(lambda: query.awaitTermination(TIMEOUT_S))
