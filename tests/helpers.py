@@ -112,10 +112,10 @@ def jvm(spark: SparkSession) -> Any:
 
 def scan_node(df: DataFrame) -> str:
     """The scan line of df's executed physical plan (what the Scan's description() says): a
-    BatchScan, or the IndexTablesLogScan of an aggregate the log answered."""
+    BatchScan, or the IndexTablesLocalScan of a scan the driver answered."""
     plan = str(df._jdf.queryExecution().executedPlan().toString())
     for line in plan.splitlines():
-        if "BatchScan" in line or "IndexTablesLogScan" in line:
+        if "BatchScan" in line or "IndexTablesLocalScan" in line:
             return line.strip().lstrip(":+- ").strip()
     raise AssertionError(f"no BatchScan node in the executed plan:\n{plan}")
 

@@ -7,9 +7,10 @@ import org.apache.spark.sql.execution.LeafExecNode
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 /**
- * The final rows of an aggregation the driver answered from the log, as a physical leaf:
- * collecting it returns them without a job (as Spark's LocalTableScanExec does); only a parent
- * that needs an RDD gets one of a single partition. EXPLAIN shows the scan's description.
+ * The final rows of a scan the driver answered (an aggregation from the log, or a small search
+ * or top-k the driver read), as a physical leaf: collecting it returns them without a job (as
+ * Spark's LocalTableScanExec does); only a parent that needs an RDD gets one of a single
+ * partition. EXPLAIN shows the scan's description.
  *
  * @param rows unsafe rows of `output`
  */
@@ -22,7 +23,7 @@ final case class IndexTablesLocalScanExec(
   override lazy val metrics: Map[String, SQLMetric] =
     Map("numOutputRows" -> SQLMetrics.createMetric(sparkContext, "number of output rows"))
 
-  override def nodeName: String = "IndexTablesLogScan"
+  override def nodeName: String = "IndexTablesLocalScan"
 
   override def simpleString(maxFields: Int): String = s"$nodeName $description"
 
@@ -36,7 +37,12 @@ final case class IndexTablesLocalScanExec(
     rows.toArray
   }
 
-  override def executeTake(limit: Int): Array[InternalRow] = rows.take(limit).toArray
+  override def executeTake(limit: Int): Array[InternalRow] = counted(rows.take(limit))
 
-  override def executeTail(limit: Int): Array[InternalRow] = rows.takeRight(limit).toArray
+  override def executeTail(limit: Int): Array[InternalRow] = counted(rows.takeRight(limit))
+
+  private def counted(taken: Seq[InternalRow]): Array[InternalRow] = {
+    metrics("numOutputRows").add(taken.size)
+    taken.toArray
+  }
 }
