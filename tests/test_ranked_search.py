@@ -379,3 +379,21 @@ def test_a_malformed_query_names_itself(spark: SparkSession, tables: dict[str, s
         top_of(spark, tables["one"], "body:(unclosed", 3)
     assert "INDEXTABLES_INVALID_INDEXQUERY" in error_text(e.value)
     assert "body:(unclosed" in error_text(e.value)
+
+
+def test_a_split_gone_from_under_a_ranked_query_is_named(
+    spark: SparkSession, docs: list[tuple[int, str]], tmp_path: Path
+) -> None:
+    # The splits are ranked in batches; a batch that fails is asked split by split, so the
+    # error names the file at fault rather than the batch.
+    path = str(tmp_path / "t")
+    df = spark.createDataFrame(docs, "id long, body string")
+    for i in range(3):
+        part = df.where(F.col("id") % 3 == i).coalesce(1)
+        part.write.format(FORMAT).option(TYPEMAP + "body", "text").mode("append").save(path)
+    gone = sorted(Path(path).glob("*.split"))[1]
+    gone.unlink()
+    with pytest.raises(Exception) as e:
+        top_of(spark, path, ranking_oracle.lee_queries(50)[0], 3)
+    assert "INDEXTABLES_SPLIT_MISSING" in error_text(e.value), error_text(e.value)
+    assert gone.name in error_text(e.value)

@@ -4,10 +4,9 @@ import java.io.File
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
-import io.indextables.spark.rank.{RankStatistics, RankedIndex}
+import io.indextables.spark.rank.RankedIndex
 import io.indextables.spark.storage.{LocalSplitCache, LogStore}
 import io.indextables.spark.transaction.TablePaths
-import io.indextables.spark.util.BoundedCache
 
 /**
  * The splits of a table as the native ranker (`rank/`) reads them: each split file opened
@@ -29,9 +28,6 @@ private[read] object RankedSplits {
 
   // Access-ordered: the eldest entry is the least recently leased.
   private val open = new java.util.LinkedHashMap[String, Entry](16, 0.75f, true)
-
-  // Each split's statistics for a query's terms, by split identity and query: immutable.
-  private val statistics = new BoundedCache[(String, String), RankStatistics](16384)
 
   /** `f` applied to `split`'s ranked index, opened if need be. */
   def withIndex[T](plan: ReadPlan, split: SplitInputPartition)(f: RankedIndex => T): T = {
@@ -56,17 +52,6 @@ private[read] object RankedSplits {
     }
     try f(leased.map(_.get.index))
     finally leased.foreach(_.foreach(release))
-  }
-
-  /** `split`'s statistics for the terms of `queryAstJson`, computed once per JVM. */
-  def statisticsOf(plan: ReadPlan, split: SplitInputPartition, queryAstJson: String)
-      : RankStatistics = {
-    val checked = SplitSearchEngine.check(plan, split)
-    statistics.getOrElseUpdate((checked.identity, queryAstJson)) {
-      val entry = lease(checked.identity, opened(plan, split, checked))
-      try ranked(split, queryAstJson)(entry.index.statistics(queryAstJson))
-      finally release(entry)
-    }
   }
 
   /** `f`, its failure reported as the ranking of `split` for `query`. */

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.read.Scan
 
-import io.indextables.spark.rank.{RankedIndex, RankStatistics, TermStat}
+import io.indextables.spark.rank.{RankedIndex, RankStatistics}
 import io.indextables.spark.read.aggregate.IndexTables4SparkDriverScan
 import io.indextables.spark.util.BoundedCache
 
@@ -106,22 +106,13 @@ private[read] object Ranking {
       catch {
         case NonFatal(_) =>
           RankStatistics.sum(DriverThreads.map(batch, threads) { s =>
-            queries.map(q => RankedSplits.statisticsOf(plan, s, q)).reduceOption(union)
-              .getOrElse(RankStatistics.empty)
+            RankedSplits.withIndexes(plan, Seq(s), 1) { ix =>
+              RankedSplits.ranked(s, queries.mkString(" ; "))(
+                RankedIndex.statistics(ix, queries, 1))
+            }
           })
       }
     }.toSeq)
-  }
-
-  /** One split's statistics for several queries: each term once (they are the same split's). */
-  private def union(a: RankStatistics, b: RankStatistics): RankStatistics = {
-    val terms = (a.terms ++ b.terms).groupBy(t => (t.field, t.term)).values.map(_.head).toSeq
-    a.copy(
-      numDocs = math.max(a.numDocs, b.numDocs),
-      fieldTokens = a.fieldTokens ++ b.fieldTokens,
-      terms = terms.sortBy((t: TermStat) => (t.field, t.term)),
-      exact = a.exact && b.exact
-    )
   }
 
   private def threads: Int =
