@@ -597,10 +597,11 @@ object IndexTablesErrors {
     error("INDEXTABLES_INVALID_STORAGE_PATH", s"$path is not a valid path: expected $expected.")
 
   /** One half of a key pair was set without the other; names the keys, never their values. */
-  def incompleteCredentials(given: String, missing: String): IndexTablesException =
+  def incompleteCredentials(present: String, missing: String): IndexTablesException =
     error(
       "INDEXTABLES_INCOMPLETE_CREDENTIALS",
-      s"$given is set but $missing is not: credentials need both. Set $missing, or unset $given.")
+      s"$present is set but $missing is not: credentials need both. Set $missing, or unset " +
+        s"$present.")
 
   /** The tantivy4java on the classpath lacks what IndexTables calls (`what`). */
   def nativeLibraryMismatch(what: String): IndexTablesException =
@@ -860,12 +861,12 @@ object IndexTablesErrors {
   def catalogSchemaMismatch(
       name: String,
       path: String,
-      given: DataType,
+      requested: DataType,
       existing: DataType): IndexTablesException =
     error(
       "INDEXTABLES_CATALOG_SCHEMA_MISMATCH",
       s"Cannot create table '$name': the IndexTables table at '$path' has the schema " +
-        s"${existing.simpleString}, not the given ${given.simpleString}. Leave out the " +
+        s"${existing.simpleString}, not the given ${requested.simpleString}. Leave out the " +
         "columns to register the table as it is."
     )
 
@@ -887,10 +888,13 @@ object IndexTablesErrors {
     )
 
   /** REPLACE TABLE naming a location other than the table's. */
-  def replaceTableLocation(name: String, existing: String, given: String): IndexTablesException =
+  def replaceTableLocation(
+      name: String,
+      existing: String,
+      requested: String): IndexTablesException =
     error(
       "INDEXTABLES_REPLACE_LOCATION",
-      s"REPLACE TABLE '$name' cannot move the table from '$existing' to '$given': leave out " +
+      s"REPLACE TABLE '$name' cannot move the table from '$existing' to '$requested': leave out " +
         "LOCATION, or drop the table and create it at the new location."
     )
 

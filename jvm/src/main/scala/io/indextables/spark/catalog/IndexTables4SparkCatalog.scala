@@ -3,7 +3,7 @@ package io.indextables.spark.catalog
 import java.util
 import java.util.Locale
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.hadoop.fs.Path
@@ -308,8 +308,8 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
       case t => throw IndexTablesErrors.unsupportedPartitioning(t.toString)
     }
     val name = (Seq(this.name()) ++ ident.namespace() :+ ident.name()).mkString(".")
-    val given = props.get(TableCatalog.PROP_LOCATION)
-    val location = pathOf(ident).orElse(given).map(qualified).getOrElse {
+    val requested = props.get(TableCatalog.PROP_LOCATION)
+    val location = pathOf(ident).orElse(requested).map(qualified).getOrElse {
       val db = ident.namespace().lastOption.getOrElse(spark.sessionState.catalog.getCurrentDatabase)
       new Path(spark.sessionState.catalog.defaultTablePath(TableIdentifier(ident.name(), Some(db))))
         .toString
@@ -320,7 +320,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
       schema,
       partitionColumns,
       location,
-      managed = given.isEmpty && pathOf(ident).isEmpty,
+      managed = requested.isEmpty && pathOf(ident).isEmpty,
       registered = pathOf(ident).isEmpty,
       properties = TableProperties.defined(name, props),
       comment = props.get(TableCatalog.PROP_COMMENT)

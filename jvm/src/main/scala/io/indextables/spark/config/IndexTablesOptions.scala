@@ -41,7 +41,7 @@ final case class IndexTablesOptions(
     val found = layers.iterator.flatMap { m =>
       keys.find(k => m.contains(k.toLowerCase(Locale.ROOT)))
         .map(k => (k, m(k.toLowerCase(Locale.ROOT))))
-    }.toStream.headOption
+    }.take(1).toList.headOption
     found match {
       case None => entry.default
       case Some((k, v)) =>

@@ -107,7 +107,7 @@ object FilterLogic {
   def falseWhereNotTrue(f: Filter): Boolean = nullRejecting(f) && (f match {
     case leaf: Product =>
       leaf.productIterator.drop(1).forall {
-        case values: Array[_] => !values.contains(null)
+        case values: Array[_] => !values.exists(_ == null)
         case value => value != null
       }
     case _ => false

@@ -2,7 +2,7 @@ package io.indextables.spark.filters
 
 import java.time.{Instant, LocalDate, ZoneOffset}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types._

@@ -5,7 +5,7 @@ import java.net.InetAddress
 import java.nio.file.Files
 import java.util.UUID
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.commons.io.FileUtils

@@ -3,7 +3,7 @@ package io.indextables.spark.rank
 import java.io.InputStream
 import java.nio.file.{Files, Path, StandardCopyOption}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 

@@ -2,7 +2,7 @@ package io.indextables.spark.read
 
 import java.time.{Instant, LocalDate, LocalDateTime, ZoneOffset}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.catalyst.InternalRow

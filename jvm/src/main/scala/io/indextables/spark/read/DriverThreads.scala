@@ -2,7 +2,7 @@ package io.indextables.spark.read
 
 import java.util.concurrent.{ConcurrentLinkedQueue, Executors}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 

@@ -1,6 +1,6 @@
 package io.indextables.spark.read
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.read.aggregate.DeletedDocValues

@@ -2,7 +2,7 @@ package io.indextables.spark.read
 
 import java.util.Locale
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.SplitFileGate

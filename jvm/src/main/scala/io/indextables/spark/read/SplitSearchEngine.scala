@@ -1,6 +1,6 @@
 package io.indextables.spark.read
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException

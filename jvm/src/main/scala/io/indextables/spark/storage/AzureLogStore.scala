@@ -5,7 +5,7 @@ import java.net.URI
 import java.time.OffsetDateTime
 import java.util.concurrent.ConcurrentHashMap
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.azure.core.credential.{AccessToken, TokenCredential, TokenRequestContext}
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder

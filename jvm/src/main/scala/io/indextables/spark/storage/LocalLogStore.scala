@@ -10,7 +10,7 @@ import java.nio.file.attribute.BasicFileAttributes
 import java.nio.file.{Path => NioPath}
 import java.util.UUID
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
 

@@ -6,7 +6,7 @@ import java.time.Duration
 import java.util.concurrent.{ConcurrentHashMap, Executors, ThreadFactory}
 import java.util.concurrent.atomic.AtomicInteger
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.{Duration => ScalaDuration}
 
@@ -310,9 +310,9 @@ object S3LogStore {
         // Either may come from its Hadoop fallback (AwsSettings), so both names are given.
         val access = s"${IndexTablesConf.AwsAccessKey.key} (or fs.s3a.access.key)"
         val secret = s"${IndexTablesConf.AwsSecretKey.key} (or fs.s3a.secret.key)"
-        val (given, missing) =
+        val (present, missing) =
           if (settings.accessKey.isDefined) (access, secret) else (secret, access)
-        throw IndexTablesErrors.incompleteCredentials(given, missing)
+        throw IndexTablesErrors.incompleteCredentials(present, missing)
       case (None, None) =>
         settings.credentialsProviderClass.map(instantiateProvider)
           .getOrElse(DefaultCredentialsProvider.builder().build())

@@ -123,7 +123,7 @@ object AzureSettings {
 
   def apply(conf: Configuration): AzureSettings = {
     import IndexTablesConf._
-    import scala.collection.JavaConverters._
+    import scala.jdk.CollectionConverters._
     val opts = StorageConf(conf)
     def get(entry: ConfEntry[String]): Option[String] = opts.getOption(entry).filter(_.nonEmpty)
     val hadoopKeys = conf.getPropsWithPrefix(HadoopKeyPrefix).asScala.toMap

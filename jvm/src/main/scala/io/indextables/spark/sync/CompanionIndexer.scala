@@ -6,7 +6,7 @@ import java.time.LocalDate
 import java.util.UUID
 
 import scala.annotation.nowarn
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 import scala.util.control.NonFatal
 

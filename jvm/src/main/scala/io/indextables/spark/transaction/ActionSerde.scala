@@ -2,7 +2,7 @@ package io.indextables.spark.transaction
 
 import java.io.StringWriter
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.core.{JsonFactory, JsonGenerator}

@@ -98,7 +98,7 @@ private[transaction] object CheckpointReader {
       if (protocol.isEmpty) protocol = actions.reverseIterator.collectFirst {
         case p: ProtocolAction => p
       }
-      metadata = actions.reverseIterator.collectFirst { case md: MetadataAction => md }
+      metadata = actions.reverseIterator.collectFirst { case a: MetadataAction => a }
     }
     val md = metadata.getOrElse(
       throw IndexTablesErrors.missingProtocolOrMetadata(tablePath, version, "metaData"))

@@ -25,8 +25,8 @@ object TablePaths {
     if (path == null || path.trim.isEmpty) throw outside("the path is empty")
     val segments = path.split("[/\\\\]")
     if (segments.contains("..")) throw outside("it has a '..' segment")
-    val given = new Path(path)
-    val uri = given.toUri
+    val asPath = new Path(path)
+    val uri = asPath.toUri
     val absolute = uri.getScheme != null || path.startsWith("/") || path.startsWith("\\")
     if (!absolute) new Path(tableRoot, path)
     else {

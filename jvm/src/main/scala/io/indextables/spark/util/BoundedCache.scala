@@ -9,7 +9,7 @@ package io.indextables.spark.util
 final class BoundedCache[K, V <: AnyRef](maxEntries: Int) {
   private val entries = new java.util.LinkedHashMap[K, V](16, 0.75f, true) {
     override def removeEldestEntry(e: java.util.Map.Entry[K, V]): Boolean =
-      size() > maxEntries
+      this.size() > maxEntries
   }
 
   def get(key: K): Option[V] = entries.synchronized(Option(entries.get(key)))

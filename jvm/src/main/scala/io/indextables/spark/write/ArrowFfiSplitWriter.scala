@@ -2,7 +2,7 @@ package io.indextables.spark.write
 
 import java.io.File
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.collection.mutable
 
 import org.apache.arrow.c.{ArrowArray, ArrowSchema, Data}

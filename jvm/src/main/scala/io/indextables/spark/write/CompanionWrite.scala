@@ -3,7 +3,7 @@ package io.indextables.spark.write
 import java.io.File
 import java.nio.file.{Files, StandardCopyOption}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.collection.mutable
 import scala.util.control.NonFatal
 

@@ -5,7 +5,7 @@ import java.net.InetAddress
 import java.util.UUID
 
 import scala.annotation.nowarn
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.collection.mutable
 
 import org.apache.commons.io.FileUtils

@@ -101,7 +101,7 @@ object ReplaceWhereRows extends PredicateHelper {
     case GreaterThanOrEqual(a, v) => attr(a) >= lit(v)
     case LessThan(a, v) => attr(a) < lit(v)
     case LessThanOrEqual(a, v) => attr(a) <= lit(v)
-    case In(a, vs) => attr(a).isin(vs: _*)
+    case In(a, vs) => attr(a).isin(vs.toIndexedSeq: _*)
     case IsNull(a) => attr(a).isNull
     case IsNotNull(a) => attr(a).isNotNull
     case StringStartsWith(a, s) => attr(a).startsWith(s)

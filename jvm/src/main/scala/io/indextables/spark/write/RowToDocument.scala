@@ -2,7 +2,7 @@ package io.indextables.spark.write
 
 import java.time.{LocalDate, LocalDateTime, ZoneOffset}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.catalyst.InternalRow

@@ -3,7 +3,7 @@ package io.indextables.spark.write
 import java.io.File
 import java.util.UUID
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.commons.io.FileUtils
 

@@ -115,11 +115,12 @@ object WriteSizeEstimator {
           if bytes > 0 && rows > 0
         } yield bytes.toDouble / rows
       }
-      .toStream
+      .take(1)
+      .toList
       .headOption
 
-  private def clamp(bytes: Double): Long = math.max(1L << 20, math.min(bytes, Long.MaxValue / 2))
-    .toLong
+  private def clamp(bytes: Double): Long =
+    math.max((1L << 20).toDouble, math.min(bytes, (Long.MaxValue / 2).toDouble)).toLong
 
   // The commit record's metric names, as Delta names its own.
   val NumOutputRows = "numOutputRows"

@@ -4,7 +4,7 @@ import java.io.File
 import java.time.{Instant, LocalDate, ZoneOffset}
 import java.util.concurrent.{Callable, Executors, TimeUnit}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.collection.mutable
 
 import com.fasterxml.jackson.databind.ObjectMapper

@@ -7,7 +7,7 @@ import java.time.{LocalDateTime, ZoneOffset}
 import java.util.UUID
 import java.util.concurrent.{Callable, Executors, TimeUnit}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.collection.mutable.ArrayBuffer
 
 import com.fasterxml.jackson.databind.node.ObjectNode
@@ -175,13 +175,13 @@ object CeilingHarness {
     finally w.close()
   }
 
-  private def putTimes(n: ObjectNode, times: Seq[Double]): Unit = {
+  private def putTimes(n: ObjectNode, times: collection.Seq[Double]): Unit = {
     val arr = n.putArray("seconds")
     times.foreach(t => arr.add(t))
     n.put("median_s", median(times)).put("min_s", times.min).put("max_s", times.max)
   }
 
-  def median(xs: Seq[Double]): Double = {
+  def median(xs: collection.Seq[Double]): Double = {
     val s = xs.sorted
     if (s.isEmpty) Double.NaN
     else if (s.size % 2 == 1) s(s.size / 2) else (s(s.size / 2 - 1) + s(s.size / 2)) / 2

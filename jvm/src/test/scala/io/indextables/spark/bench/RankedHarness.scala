@@ -3,7 +3,7 @@ package io.indextables.spark.bench
 import java.io.{File, PrintWriter}
 import java.util.concurrent.{Callable, Executors}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
@@ -50,7 +50,7 @@ object RankedHarness {
           def call(): Seq[Double] = {
             val query = indexes(i).parseQuery(q, fields)
             val result = searchers(i).search(query, k)
-            try result.getHits.asScala.map(_.getScore)
+            try result.getHits.asScala.map(_.getScore).toSeq
             finally { result.close(); query.close() }
           }
         })

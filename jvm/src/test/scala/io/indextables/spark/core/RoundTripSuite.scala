@@ -9,7 +9,7 @@ import org.apache.spark.sql.types._
 import io.indextables.spark.IndexTablesTestBase
 
 class RoundTripSuite extends IndexTablesTestBase {
-  import scala.collection.JavaConverters._
+  import scala.jdk.CollectionConverters._
 
   private val schema = StructType(Seq(
     StructField("id", LongType),

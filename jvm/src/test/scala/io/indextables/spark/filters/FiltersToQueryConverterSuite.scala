@@ -2,7 +2,7 @@ package io.indextables.spark.filters
 
 import java.time.{Instant, LocalDate}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.sources._

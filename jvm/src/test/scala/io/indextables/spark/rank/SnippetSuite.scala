@@ -3,7 +3,7 @@ package io.indextables.spark.rank
 import java.io.File
 import java.nio.file.Files
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.commons.io.FileUtils
 import org.scalatest.BeforeAndAfterAll

@@ -15,7 +15,7 @@ import io.indextables.spark.extensions.ExtensionsSession
  * read from its description.
  */
 class CompanionLayoutSuite extends IndexTablesTestBase {
-  import scala.collection.JavaConverters._
+  import scala.jdk.CollectionConverters._
 
   override protected lazy val spark: SparkSession = ExtensionsSession.create("companion")
 

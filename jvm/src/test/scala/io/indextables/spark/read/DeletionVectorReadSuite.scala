@@ -23,7 +23,7 @@ import io.indextables.spark.write.DeletionCommit
  * every answer is compared with the same query over Parquet files holding the surviving rows.
  */
 class DeletionVectorReadSuite extends IndexTablesTestBase {
-  import scala.collection.JavaConverters._
+  import scala.jdk.CollectionConverters._
 
   override protected lazy val spark: SparkSession = ExtensionsSession.create("deletion-vectors")
 

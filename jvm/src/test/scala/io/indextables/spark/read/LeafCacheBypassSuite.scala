@@ -1,6 +1,6 @@
 package io.indextables.spark.read
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import io.indextables.spark.IndexTablesTestBase
 import io.indextables.tantivy4java.aggregation.{TermsAggregation, TermsResult}

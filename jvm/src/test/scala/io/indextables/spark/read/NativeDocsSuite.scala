@@ -2,7 +2,7 @@ package io.indextables.spark.read
 
 import java.time.LocalDateTime
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.types._

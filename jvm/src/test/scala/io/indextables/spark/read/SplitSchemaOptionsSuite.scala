@@ -15,7 +15,7 @@ class SplitSchemaOptionsSuite extends IndexTablesTestBase {
     try {
       val schema = searcher.getSchema
       try {
-        import scala.collection.JavaConverters._
+        import scala.jdk.CollectionConverters._
         schema.getAllFieldInfo.asScala.map(f => f.getName -> f).toMap
       } finally schema.close()
     } finally searcher.close()

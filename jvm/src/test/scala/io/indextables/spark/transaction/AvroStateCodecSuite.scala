@@ -59,7 +59,7 @@ class AvroStateCodecSuite extends AnyFunSuite {
       try reader.getSchema
       finally reader.close()
     val upstream = AvroStateCodec.FileEntrySchema
-    import scala.collection.JavaConverters._
+    import scala.jdk.CollectionConverters._
     assert(written.getFields.asScala.map(_.name).toList ===
       upstream.getFields.asScala.map(_.name).toList :+ "companionSourceFileSizes" :+
       "companionDocsInRowOrder" :+ "companionSourceDeletionVectors")

@@ -3,7 +3,7 @@ package io.indextables.spark.transaction
 import java.io.File
 import java.nio.file.Files
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.scalatest.BeforeAndAfterEach
@@ -297,7 +297,7 @@ class CheckpointSuite extends AnyFunSuite with BeforeAndAfterEach {
   }
 
   private def fieldNames(json: String): Seq[String] = {
-    import scala.collection.JavaConverters._
+    import scala.jdk.CollectionConverters._
     new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).fieldNames().asScala.toSeq
   }
 

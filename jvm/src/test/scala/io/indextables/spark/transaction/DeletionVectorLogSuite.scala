@@ -3,7 +3,7 @@ package io.indextables.spark.transaction
 import java.io.{ByteArrayInputStream, File}
 import java.nio.file.Files
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.avro.file.DataFileStream
 import org.apache.avro.generic.{GenericDatumReader, GenericRecord}

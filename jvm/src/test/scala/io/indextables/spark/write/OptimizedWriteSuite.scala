@@ -105,7 +105,7 @@ class OptimizedWriteSuite extends IndexTablesTestBase {
       eventually(records.get() == 30000L)
     } finally spark.sparkContext.removeSparkListener(listener)
     val splits = FileUtils.listFiles(new File(path), Array("split"), true)
-    import scala.collection.JavaConverters._
+    import scala.jdk.CollectionConverters._
     assert(splits.size() >= 9)
     assert(bytes.get() === splits.asScala.map(_.length()).sum)
     assert(records.get() === 30000L)

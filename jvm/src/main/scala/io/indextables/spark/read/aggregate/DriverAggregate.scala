@@ -2,7 +2,7 @@ package io.indextables.spark.read.aggregate
 
 import java.util.concurrent.ConcurrentLinkedQueue
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import scala.collection.mutable
 

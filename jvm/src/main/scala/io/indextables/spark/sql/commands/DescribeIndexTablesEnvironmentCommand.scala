@@ -1,6 +1,6 @@
 package io.indextables.spark.sql.commands
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
@@ -57,5 +57,5 @@ case object DescribeIndexTablesEnvironmentCommand extends LeafRunnableCommand {
   def redact(spark: SparkSession, kvs: Seq[(String, String)]): Seq[(String, String)] =
     spark.sessionState.conf.redactOptions(kvs).map { case (k, v) =>
       k -> (if (IndexTablesConf.isSecret(k)) Redacted else v)
-    }
+    }.toSeq
 }

@@ -55,7 +55,7 @@ case class DescribeIndexTablesTransactionLogCommand(
       log.listVersions().flatMap { v =>
         log.actionsOf(v).map {
           case a: AddAction =>
-            Row.fromSeq(Seq(v, "add") ++ addColumns(a) ++ Seq(a.dataChange, null))
+            Row.fromSeq(Seq[Any](v, "add") ++ addColumns(a) ++ Seq(a.dataChange, null))
           case r: RemoveAction =>
             val time = r.deletionTimestamp.map(new java.sql.Timestamp(_)).orNull
             Row.fromSeq(Seq(
@@ -74,14 +74,14 @@ case class DescribeIndexTablesTransactionLogCommand(
               r.dataChange,
               null))
           case m: MergeSkipAction =>
-            Row.fromSeq(Seq(v, "mergeskip", m.path) ++ Seq.fill(9)(null) ++
+            Row.fromSeq(Seq[Any](v, "mergeskip", m.path) ++ Seq.fill(9)(null) ++
               Seq(null, s"operation=${m.operation}, reason=${m.reason}, skipCount=${m.skipCount}"))
           case m: MetadataAction =>
-            Row.fromSeq(Seq(v, "metadata") ++ Seq.fill(10)(null) ++ Seq(
+            Row.fromSeq(Seq[Any](v, "metadata") ++ Seq.fill(10)(null) ++ Seq(
               null,
               s"id=${m.id}, partitionColumns=${m.partitionColumns.mkString("[", ",", "]")}"))
           case p: ProtocolAction =>
-            Row.fromSeq(Seq(v, "protocol") ++ Seq.fill(10)(null) ++ Seq(
+            Row.fromSeq(Seq[Any](v, "protocol") ++ Seq.fill(10)(null) ++ Seq(
               null,
               s"minReaderVersion=${p.minReaderVersion}, minWriterVersion=${p.minWriterVersion}"))
         }

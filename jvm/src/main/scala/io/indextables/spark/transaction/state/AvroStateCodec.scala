@@ -3,7 +3,7 @@ package io.indextables.spark.transaction.state
 import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
 import java.util.Locale
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper

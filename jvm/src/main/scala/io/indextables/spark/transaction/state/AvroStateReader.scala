@@ -3,7 +3,7 @@ package io.indextables.spark.transaction.state
 import java.io.FileNotFoundException
 import java.util.concurrent.{Callable, Executors, TimeUnit}
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path

@@ -53,6 +53,13 @@ final case class AvroStateWriteResult(
  */
 object AvroStateWriter {
 
+  /** Partition values in order, column by column: the first that differs decides. */
+  private val PartitionOrder: Ordering[Seq[String]] = new Ordering[Seq[String]] {
+    override def compare(a: Seq[String], b: Seq[String]): Int =
+      a.iterator.zip(b.iterator).map { case (x, y) => x.compareTo(y) }.find(_ != 0)
+        .getOrElse(Integer.compare(a.length, b.length))
+  }
+
   def write(
       store: LogStore,
       logPath: Path,
@@ -107,8 +114,7 @@ object AvroStateWriter {
         val byPartition = if (partitionColumns.isEmpty) liveEntries
         else liveEntries.sortBy(e =>
           partitionColumns.map(c =>
-            Option(e.add.partitionValues.getOrElse(c, null)).getOrElse("")))(
-          Ordering.Implicits.seqDerivedOrdering[Seq, String])
+            Option(e.add.partitionValues.getOrElse(c, null)).getOrElse("")))(PartitionOrder)
         val written = writeManifests(store, logPath, byPartition, partitionColumns, config)
         (written, Nil, written.map(_.path))
     }

@@ -1,6 +1,6 @@
 package io.indextables.spark.transaction.state
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.avro.Schema
 import org.apache.avro.generic.GenericDatumReader
