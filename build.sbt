@@ -1,17 +1,52 @@
 // IndexTables for Spark: the JVM plugin (jvm/) packaged as one assembly JAR that the Python
 // package (python/) ships. Spark, Scala and Hadoop are provided by the user's Spark.
+//
+// Two Spark lines, one per Scala version, from one code base: `build/sbt spark/test` builds and
+// tests the Spark 3.5 / Scala 2.12 JAR, `build/sbt ++2.13 spark/test` the Spark 4 / Scala 2.13
+// one. What differs between the lines lives in jvm/src/main/scala-spark-3.5 and
+// jvm/src/main/scala-spark-4.x, behind one trait (`io.indextables.spark.compat.SparkShim`).
 
-val sparkVersion = "3.5.9"
 val tantivy4javaVersion = "0.31.0"
-// Must equal the Arrow that Spark 3.5 ships, because arrow-c-data binds to its vector classes.
-val arrowVersion = "12.0.1"
-// Must equal the Avro that Spark 3.5.9 depends on; provided by Spark at run time.
-val avroVersion = "1.11.5"
-// Deletion vectors are Roaring bitmaps: the RoaringBitmap that Spark 3.5.9 ships, provided by it.
-val roaringBitmapVersion = "0.9.45"
-// The Delta Lake release for Spark 3.5: compiled against, provided by the user at run time.
-val deltaVersion = "3.3.2"
-// The Apache Iceberg runtime for Spark 3.5: compiled against, provided by the user at run time.
+
+// Spark 3.5: Arrow, Avro, RoaringBitmap and ANTLR as Spark 3.5.9 ships them.
+val spark35 = SparkLine(
+  line = "3.5",
+  sparkVersion = "3.5.9",
+  scalaVersion = "2.12.18",
+  sourceDir = "scala-spark-3.5",
+  antlrVersion = "4.9.3",
+  arrowVersion = "12.0.1",
+  avroVersion = "1.11.5",
+  roaringBitmapVersion = "0.9.45",
+  deltaVersion = "3.3.2",
+  icebergRuntime = "iceberg-spark-runtime-3.5_2.12")
+
+// Spark 4: compiled against the oldest 4.x, 4.0, so that the JAR uses no API newer than the
+// oldest Spark it serves; Arrow, Avro, RoaringBitmap and ANTLR as Spark 4.0 ships them.
+val spark4 = SparkLine(
+  line = "4",
+  sparkVersion = "4.0.1",
+  scalaVersion = "2.13.16",
+  sourceDir = "scala-spark-4.x",
+  antlrVersion = "4.13.1",
+  arrowVersion = "18.1.0",
+  avroVersion = "1.12.0",
+  roaringBitmapVersion = "1.3.0",
+  deltaVersion = "4.0.0",
+  icebergRuntime = "iceberg-spark-runtime-4.0_2.13")
+
+// The Spark line a Scala version builds for.
+def lineFor(scalaBinaryVersion: String): SparkLine = scalaBinaryVersion match {
+  case "2.12" => spark35
+  case "2.13" => spark4
+  case other => sys.error(s"no Spark line for Scala $other")
+}
+
+// Spark 3.5's versions, for the bench project (Spark 3.5 only).
+val sparkVersion = spark35.sparkVersion
+val avroVersion = spark35.avroVersion
+val deltaVersion = spark35.deltaVersion
+// The Apache Iceberg runtime (both lines): compiled against, provided by the user at run time.
 val icebergVersion = "1.10.0"
 // Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
 val awsSdkVersion = "2.57.8"
@@ -29,7 +64,7 @@ val projectVersion: String = {
 
 ThisBuild / organization := "io.indextables"
 ThisBuild / version := projectVersion
-ThisBuild / scalaVersion := "2.12.18"
+ThisBuild / scalaVersion := spark35.scalaVersion
 
 // An AWS SDK module without the HTTP clients we do not use, and without what Spark provides.
 def aws(m: ModuleID): ModuleID =
@@ -49,59 +84,113 @@ def azure(m: ModuleID): ModuleID =
     .exclude("net.java.dev.jna", "jna")
     .exclude("net.java.dev.jna", "jna-platform")
 
+// The Spark line of the Scala version being built.
+lazy val sparkLine = settingKey[SparkLine]("The Spark line the Scala version builds for")
+
 lazy val spark = (project in file("jvm"))
   .enablePlugins(Antlr4Plugin)
   .settings(
-    // The SQL command grammar (jvm/src/main/antlr4), generated at build time. The runtime is the
-    // antlr4 4.9.3 that Spark 3.5 ships, so it stays out of the assembly.
-    Antlr4 / antlr4Version := "4.9.3",
+    crossScalaVersions := Seq(spark35.scalaVersion, spark4.scalaVersion),
+    sparkLine := lineFor(scalaBinaryVersion.value),
+    // The line's own sources, beside the shared ones.
+    Compile / unmanagedSourceDirectories +=
+      (Compile / sourceDirectory).value / sparkLine.value.sourceDir,
+    Test / unmanagedSourceDirectories +=
+      (Test / sourceDirectory).value / sparkLine.value.sourceDir,
+    // The SQL command grammar (jvm/src/main/antlr4), generated at build time for the ANTLR runtime
+    // that the line's Spark ships (4.9.3 in 3.5, 4.13 in 4.x), so it stays out of the assembly.
+    Antlr4 / antlr4Version := sparkLine.value.antlrVersion,
     Antlr4 / antlr4PackageName := Some("io.indextables.spark.sql.parser"),
     Antlr4 / antlr4GenListener := false,
     Antlr4 / antlr4GenVisitor := true,
     Antlr4 / antlr4TreatWarningsAsErrors := true,
-    Antlr4 / antlr4RuntimeDependency := "org.antlr" % "antlr4-runtime" % "4.9.3" % Provided,
+    Antlr4 / antlr4RuntimeDependency :=
+      "org.antlr" % "antlr4-runtime" % sparkLine.value.antlrVersion % Provided,
+    // sbt-antlr4 keeps its cache per project, not per Scala version, so one line's build would
+    // compile the parser generated for the other line's runtime: the same generation, with its
+    // cache beside the line's classes. ANTLR runs again only when the grammar changes.
+    Antlr4 / antlr4Generate := {
+      val out = (Antlr4 / javaSource).value
+      val pkg = (Antlr4 / antlr4PackageName).value
+      val pkgDir = pkg.fold(out)(p => out / p.replace('.', '/'))
+      val flags = pkg.toSeq.flatMap(p => Seq("-package", p)) ++
+        Seq(if ((Antlr4 / antlr4GenListener).value) "-listener" else "-no-listener") ++
+        Seq(if ((Antlr4 / antlr4GenVisitor).value) "-visitor" else "-no-visitor") ++
+        (if ((Antlr4 / antlr4TreatWarningsAsErrors).value) Seq("-Werror") else Nil)
+      val classpath = Path.makeString((Antlr4 / managedClasspath).value.files)
+      val log = streams.value.log
+      val generate = FileFunction.cached(
+        crossTarget.value / "antlr4-cache",
+        FilesInfo.lastModified,
+        FilesInfo.exists) { grammars =>
+        IO.delete(out)
+        val args = Seq("-cp", classpath, "org.antlr.v4.Tool", "-o", pkgDir.getAbsolutePath,
+          "-Xexact-output-dir") ++ flags ++ grammars.toSeq.map(_.getAbsolutePath)
+        val exit = scala.sys.process.Process("java", args) ! log
+        if (exit != 0) sys.error(s"ANTLR failed with exit code $exit")
+        (out ** "*.java").get.toSet
+      }
+      generate(((Antlr4 / sourceDirectory).value ** "*.g4").get.toSet).toSeq
+    },
     name := "indextables-spark",
     javacOptions ++= Seq("--release", "17"),
-    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17",
-      "-Xlint:_", "-Ywarn-unused:imports,privates,locals,implicits,patvars"),
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17", "-Xlint:_"),
+    scalacOptions += (scalaBinaryVersion.value match {
+      case "2.12" => "-Ywarn-unused:imports,privates,locals,implicits,patvars"
+      case _ => "-Wunused:imports,privates,locals,implicits,patvars"
+    }),
+    // Scala 2.13's -Xlint adds two lints that 2.12's lacks (exhaustive matches on unsealed types,
+    // no `return` inside a closure): off, so that both lines are held to the same lints.
+    scalacOptions ++= (scalaBinaryVersion.value match {
+      case "2.12" => Nil
+      case _ => Seq("-Xlint:-strict-unsealed-patmat,-nonlocal-return")
+    }),
     // Warnings fail the build of the main code; tests only report them.
     Compile / compile / scalacOptions += "-Xfatal-warnings",
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-      // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
-      "org.apache.avro" % "avro" % avroVersion % Provided,
-      "org.roaringbitmap" % "RoaringBitmap" % roaringBitmapVersion % Provided,
-      // A companion index over a Delta table reads the table's live files through Delta's own
-      // snapshot API (sync/DeltaTableSource). Delta is the user's, on their class path when
-      // their tables are Delta tables: never bundled.
-      "io.delta" %% "delta-spark" % deltaVersion % Provided,
-      // A companion index over an Iceberg table plans the table's live files through Iceberg's
-      // own scan API (sync/IcebergTableSource): the user's runtime JAR, never bundled.
-      "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion % Provided,
-      // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
-      // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
-      // resolving their other dependencies (the Azure SDK's Netty client).
-      ("io.indextables" % "tantivy4java" % tantivy4javaVersion).classifier("linux-x86_64")
-        .exclude("com.fasterxml.jackson.core", "jackson-databind")
-        .exclude("software.amazon.awssdk", "s3")
-        .exclude("com.azure", "azure-storage-blob"),
-      ("org.apache.arrow" % "arrow-c-data" % arrowVersion)
-        .exclude("org.apache.arrow", "arrow-vector")
-        .exclude("org.apache.arrow", "arrow-memory-core")
-        .exclude("org.slf4j", "slf4j-api"),
-      // S3: the synchronous client over Apache HttpClient 5 (renamed into our namespace in the
-      // assembly, so it cannot clash with another copy); the SDK's Netty and HttpClient 4
-      // clients stay out.
-      aws("software.amazon.awssdk" % "s3" % awsSdkVersion),
-      aws("software.amazon.awssdk" % "sts" % awsSdkVersion),
-      aws("software.amazon.awssdk" % "apache5-client" % awsSdkVersion),
-      // Azure: the blob client over the JDK's own HTTP client instead of Netty, whose version
-      // would clash with Spark's; Jackson is the one Spark ships.
-      azure("com.azure" % "azure-storage-blob" % azureBlobVersion),
-      azure("com.azure" % "azure-identity" % azureIdentityVersion),
-      azure("com.azure" % "azure-core-http-jdk-httpclient" % azureJdkHttpVersion),
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
+    libraryDependencies ++= {
+      val line = sparkLine.value
+      Seq(
+        "org.apache.spark" %% "spark-sql" % line.sparkVersion % Provided,
+        // The Avro state format uses the Avro (and its zstd-jni) that Spark ships: never bundled.
+        "org.apache.avro" % "avro" % line.avroVersion % Provided,
+        "org.roaringbitmap" % "RoaringBitmap" % line.roaringBitmapVersion % Provided,
+        // A companion index over a Delta table reads the table's live files through Delta's own
+        // snapshot API (sync/DeltaTableSource). Delta is the user's, on their class path when
+        // their tables are Delta tables: never bundled.
+        "io.delta" %% "delta-spark" % line.deltaVersion % Provided,
+        // A companion index over an Iceberg table plans the table's live files through Iceberg's
+        // own scan API (sync/IcebergTableSource): the user's runtime JAR, never bundled.
+        "org.apache.iceberg" % line.icebergRuntime % icebergVersion % Provided,
+        // Its POM also names older AWS and Azure SDKs; ours (below, with their exclusions) are the
+        // ones used, and excluding its copies keeps Ivy (`spark-submit --packages`) from
+        // resolving their other dependencies (the Azure SDK's Netty client).
+        ("io.indextables" % "tantivy4java" % tantivy4javaVersion).classifier("linux-x86_64")
+          .exclude("com.fasterxml.jackson.core", "jackson-databind")
+          .exclude("software.amazon.awssdk", "s3")
+          .exclude("com.azure", "azure-storage-blob"),
+        ("org.apache.arrow" % "arrow-c-data" % line.arrowVersion)
+          .exclude("org.apache.arrow", "arrow-vector")
+          .exclude("org.apache.arrow", "arrow-memory-core")
+          .exclude("org.slf4j", "slf4j-api"),
+        // S3: the synchronous client over Apache HttpClient 5 (renamed into our namespace in the
+        // assembly, so it cannot clash with another copy); the SDK's Netty and HttpClient 4
+        // clients stay out.
+        aws("software.amazon.awssdk" % "s3" % awsSdkVersion),
+        aws("software.amazon.awssdk" % "sts" % awsSdkVersion),
+        aws("software.amazon.awssdk" % "apache5-client" % awsSdkVersion),
+        // Azure: the blob client over the JDK's own HTTP client instead of Netty, whose version
+        // would clash with Spark's; Jackson is the one Spark ships.
+        azure("com.azure" % "azure-storage-blob" % azureBlobVersion),
+        azure("com.azure" % "azure-identity" % azureIdentityVersion),
+        azure("com.azure" % "azure-core-http-jdk-httpclient" % azureJdkHttpVersion),
+        "org.scalatest" %% "scalatest" % "3.2.19" % Test
+      ) ++ (scalaBinaryVersion.value match {
+        // `scala.jdk.CollectionConverters` on Scala 2.12: the scala-collection-compat that Spark
+        // 3.5.9 ships, provided by it. Scala 2.13 has it in its library.
+        case "2.12" => Seq("org.scala-lang.modules" %% "scala-collection-compat" % "2.7.0" % Provided)
+        case _ => Seq.empty
+      })
+    },
     // A generated version constant, so the running JAR can say what it is.
     Compile / sourceGenerators += Def.task {
       val out = (Compile / sourceManaged).value / "io" / "indextables" / "spark" / "BuildInfo.scala"
@@ -112,7 +201,10 @@ lazy val spark = (project in file("jvm"))
            |/** Generated by the build. */
            |object BuildInfo {
            |  val version: String = "${version.value}"
-           |  val sparkVersion: String = "$sparkVersion"
+           |  val sparkVersion: String = "${sparkLine.value.sparkVersion}"
+           |  /** The Spark versions this JAR serves: `sparkLine` and its releases (3.5.x, 4.x). */
+           |  val sparkLine: String = "${sparkLine.value.line}"
+           |  val scalaBinaryVersion: String = "${scalaBinaryVersion.value}"
            |  val tantivy4javaVersion: String = "$tantivy4javaVersion"
            |}
            |""".stripMargin
@@ -126,7 +218,8 @@ lazy val spark = (project in file("jvm"))
         (Compile / resourceManaged).value / "io" / "indextables" / "spark" / "build.properties"
       IO.write(
         out,
-        s"version=${version.value}\nsparkVersion=$sparkVersion\n" +
+        s"version=${version.value}\nsparkVersion=${sparkLine.value.sparkVersion}\n" +
+          s"sparkLine=${sparkLine.value.line}\n" +
           s"tantivy4javaVersion=$tantivy4javaVersion\nscalaVersion=${scalaBinaryVersion.value}\n"
       )
       Seq(out)
@@ -240,6 +333,7 @@ lazy val oracleJars =
 lazy val bench = (project in file("jvm/bench"))
   .dependsOn(spark)
   .settings(
+    crossScalaVersions := Seq(spark35.scalaVersion),
     name := "indextables-bench",
     publish / skip := true,
     scalacOptions ++= Seq("-deprecation", "-feature", "-release", "17"),

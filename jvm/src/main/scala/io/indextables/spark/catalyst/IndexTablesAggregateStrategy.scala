@@ -1,10 +1,9 @@
 package io.indextables.spark.catalyst
 
-import org.apache.spark.sql.Strategy
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, NamedExpression, Predicate, UnsafeProjection}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LogicalPlan, Project}
 import org.apache.spark.sql.connector.read.LocalScan
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation
 
 import io.indextables.spark.IndexTablesErrors
@@ -22,7 +21,7 @@ import io.indextables.spark.read.aggregate.{IndexTables4SparkDriverScan, IndexTa
  *    pushdown fails planning with a clear error.
  * Plans nothing otherwise.
  */
-object IndexTablesAggregateStrategy extends Strategy with LocalScanStrategy {
+object IndexTablesAggregateStrategy extends SparkStrategy with LocalScanStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case Project(
           projectList,

@@ -1,13 +1,12 @@
 package io.indextables.spark.catalyst
 
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.Strategy
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, GenericInternalRow}
 import org.apache.spark.sql.catalyst.plans.logical.{CommandResult, DeleteFromTable, DeleteFromTableWithFilters, LogicalPlan, MergeIntoTable, UnaryCommand, UpdateTable, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DeleteFromTableExec, TruncateTableExec, WriteDeltaExec}
-import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy, UnaryExecNode}
 import org.apache.spark.sql.types.LongType
 
 import io.indextables.spark.core.IndexTables4SparkTable
@@ -51,7 +50,7 @@ object IndexTablesDmlCommand {
 }
 
 /** Plans [[IndexTablesDmlCommand]]: the statement's plan, then its counts. */
-object IndexTablesDmlStrategy extends Strategy {
+object IndexTablesDmlStrategy extends SparkStrategy {
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case c: IndexTablesDmlCommand =>
       IndexTablesDmlExec(c.output, c.child, planLater(c.child)) :: Nil

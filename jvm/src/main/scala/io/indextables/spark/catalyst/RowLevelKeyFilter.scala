@@ -1,10 +1,11 @@
 package io.indextables.spark.catalyst
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, DynamicPruningSubquery, EqualTo, Expression, InSubquery, ListQuery, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, EqualTo, Expression, InSubquery, ListQuery, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.{Inner, JoinType, LeftOuter, LeftSemi, RightOuter}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, LogicalPlan, Project, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.indextables.SparkLineShim
 import org.apache.spark.sql.internal.SQLConf
 
 import io.indextables.spark.core.IndexTables4SparkTable
@@ -133,7 +134,8 @@ object RowLevelKeyFilter extends Rule[LogicalPlan] with PredicateHelper {
       other: LogicalPlan,
       build: Expression): LogicalPlan = side transformUp {
     case rel: DataSourceV2Relation if rel eq r =>
-      val subquery = DynamicPruningSubquery(key, other, Seq(build), 0, onlyInBroadcast = false)
+      val subquery =
+        SparkLineShim.dynamicPruningSubquery(key, other, build, onlyInBroadcast = false)
       Filter(subquery, rel)
   }
 

@@ -19,6 +19,9 @@ class IndexTablesException(val errorClass: String, val reason: String, cause: Th
   /** The stable error class, under the name Spark's `SparkThrowable` uses. */
   override def getErrorClass(): String = errorClass
 
+  // Spark 4's name of the error class (Spark 3.5 has no such method, hence no `override`).
+  def getCondition(): String = errorClass
+
   /** The SQLSTATE of the error class ([[IndexTablesException.sqlStateOf]]). */
   override def getSqlState(): String = IndexTablesException.sqlStateOf(errorClass)
 

@@ -4,11 +4,12 @@ import java.util.Locale
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{BasePredicate, BindReferences, Expression, Predicate, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{BasePredicate, BindReferences, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{Filter => FilterNode}
+import org.apache.spark.sql.indextables.SparkLineShim
 import org.apache.spark.sql.types.{DataType, StructType}
-import org.apache.spark.sql.{AnalysisException, Column, Row, SparkSession}
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.schema.PartitionValues
@@ -71,7 +72,7 @@ object PartitionPredicate extends PredicateHelper {
     val partSchema = StructType(partitionColumns.map(c => schema(c)))
     val empty = spark.createDataFrame(java.util.Collections.emptyList[Row](), partSchema)
     val bound =
-      try empty.where(new Column(parsed)).queryExecution.analyzed match {
+      try empty.where(SparkLineShim.column(parsed)).queryExecution.analyzed match {
           case FilterNode(c, child) => BindReferences.bindReference(c, child.output)
           case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
         }
@@ -81,7 +82,7 @@ object PartitionPredicate extends PredicateHelper {
       partitionColumns,
       partSchema.fields.map(_.dataType).toSeq,
       timeZone,
-      Predicate.createInterpreted(bound))
+      AnalyzedPredicate.interpreted(bound))
   }
 
   private def noColumn(e: Expression): Boolean =

@@ -3,6 +3,7 @@ package io.indextables.spark.sql
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.indextables.SparkLineShim
 import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -39,4 +40,8 @@ class IndexTables4SparkSqlParser(delegate: ParserInterface) extends ParserInterf
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
 
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
+
+  // Spark 4's, not Spark 3.5's: so no `override`.
+  def parseRoutineParam(sqlText: String): StructType =
+    SparkLineShim.parseRoutineParam(delegate, sqlText)
 }

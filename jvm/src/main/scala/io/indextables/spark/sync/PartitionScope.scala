@@ -2,15 +2,17 @@ package io.indextables.spark.sync
 
 import java.util.Locale
 
-import org.apache.spark.sql.{AnalysisException, Column, Row, SparkSession}
+import org.apache.spark.sql.indextables.SparkLineShim
+import org.apache.spark.sql.{AnalysisException, Row, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{BindReferences, Predicate}
+import org.apache.spark.sql.catalyst.expressions.BindReferences
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.plans.logical.{Filter => FilterNode}
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.filters.AnalyzedPredicate
 import io.indextables.spark.schema.PartitionValues
 
 /**
@@ -43,12 +45,12 @@ object PartitionScope {
       }
     val empty = spark.createDataFrame(java.util.Collections.emptyList[Row](), partitions)
     val bound =
-      try empty.where(new Column(parsed)).queryExecution.analyzed match {
+      try empty.where(SparkLineShim.column(parsed)).queryExecution.analyzed match {
           case FilterNode(c, child) => BindReferences.bindReference(c, child.output)
           case other => throw IndexTablesErrors.internalError(s"unexpected plan $other")
         }
       catch { case e: AnalysisException => throw invalid(e.getSimpleMessage) }
-    val test = Predicate.createInterpreted(bound)
+    val test = AnalyzedPredicate.interpreted(bound)
     values => {
       val row = InternalRow.fromSeq(partitions.fields.toSeq.map { f =>
         PartitionValues.decode(values.getOrElse(f.name, null), f.dataType, timeZone)

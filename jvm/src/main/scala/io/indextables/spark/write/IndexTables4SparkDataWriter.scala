@@ -7,11 +7,11 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.Predicate
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 import org.apache.spark.sql.indextables.SparkTaskMetricsBridge
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.filters.AnalyzedPredicate
 import io.indextables.spark.transaction.AddAction
 
 /**
@@ -49,7 +49,7 @@ final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskI
   }
   private val uploader = new SplitUploader(plan)
   private val added = ArrayBuffer.empty[AddAction]
-  private val check = plan.rowCheck.map(c => (c, Predicate.createInterpreted(c.bound)))
+  private val check = plan.rowCheck.map(c => (c, AnalyzedPredicate.interpreted(c.bound)))
   private var rows = 0L
 
   override def write(row: InternalRow): Unit = {

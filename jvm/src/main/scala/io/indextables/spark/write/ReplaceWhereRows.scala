@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.optimizer.{ConstantFolding, LikeSimplificat
 import org.apache.spark.sql.catalyst.expressions.{BindReferences, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter => FilterNode}
 import org.apache.spark.sql.functions.{lit, not}
-import org.apache.spark.sql.indextables.SparkFilterBridge
+import org.apache.spark.sql.indextables.{SparkFilterBridge, SparkLineShim}
 import org.apache.spark.sql.sources._
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
@@ -92,7 +92,7 @@ object ReplaceWhereRows extends PredicateHelper {
   private def empty(spark: SparkSession, schema: StructType): DataFrame =
     spark.createDataFrame(java.util.Collections.emptyList[Row](), schema)
 
-  private def attr(name: String): Column = new Column(UnresolvedAttribute(Seq(name)))
+  private def attr(name: String): Column = SparkLineShim.column(UnresolvedAttribute(Seq(name)))
 
   private def toColumn(f: Filter): Column = f match {
     case EqualTo(a, v) => attr(a) === lit(v)

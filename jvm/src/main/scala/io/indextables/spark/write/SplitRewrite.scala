@@ -5,6 +5,7 @@ import java.util.Locale
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.functions.lit
+import org.apache.spark.sql.indextables.SparkLineShim
 import org.apache.spark.sql.{Column, SparkSession}
 
 import io.indextables.spark.config.IndexTablesOptions
@@ -34,7 +35,7 @@ object SplitRewrite {
     val had = TableIndexing.tableSchema(snapshot).fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
     val columns = plan.writeSchema.fields.toSeq.map { f =>
       if (had.contains(f.name.toLowerCase(Locale.ROOT)))
-        new Column(UnresolvedAttribute(Seq(f.name)))
+        SparkLineShim.column(UnresolvedAttribute(Seq(f.name)))
       else lit(null).cast(f.dataType).as(f.name)
     }
     val read = spark.read.format("indextables")

@@ -1,6 +1,6 @@
 package io.indextables.spark.sql
 
-import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
+import org.apache.spark.sql.execution.SparkSqlParser
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
@@ -9,7 +9,9 @@ import io.indextables.spark.sql.commands._
 
 /** The command grammar, without a session. */
 class IndexTablesCommandParserSuite extends AnyFunSuite {
-  private val parser = new IndexTables4SparkSqlParser(CatalystSqlParser)
+  // A session's parser, which ours delegates to (Spark 4's Catalyst parser has no DESCRIBE TABLE).
+  private val sparkParser = new SparkSqlParser()
+  private val parser = new IndexTables4SparkSqlParser(sparkParser)
 
   test("every command, with a path and with a table name, INDEXTABLES or TANTIVY4SPARK") {
     for (kw <- Seq("INDEXTABLES", "tantivy4spark", "IndexTables")) {
@@ -39,7 +41,7 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
   test("other DESCRIBE statements go to Spark") {
     // DescribeRelation's output carries fresh expression ids, so compare the plans' shapes.
     def shape(sql: String) = parser.parsePlan(sql).toString.replaceAll("#\\d+", "")
-    def sparkShape(sql: String) = CatalystSqlParser.parsePlan(sql).toString.replaceAll("#\\d+", "")
+    def sparkShape(sql: String) = sparkParser.parsePlan(sql).toString.replaceAll("#\\d+", "")
     assert(shape("DESCRIBE TABLE t") == sparkShape("DESCRIBE TABLE t"))
     assert(shape("DESCRIBE indextables_t") == sparkShape("DESCRIBE indextables_t"))
     assert(!IndexTablesCommandParser.isCommand("SELECT 'CHECKPOINT INDEXTABLES'"))

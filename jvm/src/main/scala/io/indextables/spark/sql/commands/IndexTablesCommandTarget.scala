@@ -2,6 +2,7 @@ package io.indextables.spark.sql.commands
 
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException
 import org.apache.spark.sql.execution.datasources.v2.{BatchScanExec, DataSourceV2Relation}
+import org.apache.spark.sql.indextables.SparkLineShim
 import org.apache.spark.sql.{AnalysisException, DataFrame, SparkSession}
 
 import io.indextables.spark.IndexTablesErrors
@@ -104,7 +105,7 @@ object IndexTablesCommandTarget {
         catch {
           case _: NoSuchTableException =>
             throw IndexTablesErrors.noSuchTable(nameParts.mkString("."))
-          case e: AnalysisException if e.getErrorClass == "TABLE_OR_VIEW_NOT_FOUND" =>
+          case e: AnalysisException if SparkLineShim.errorClass(e) == "TABLE_OR_VIEW_NOT_FOUND" =>
             throw IndexTablesErrors.noSuchTable(nameParts.mkString("."))
         }
       val tables = plan.collect {

@@ -11,7 +11,7 @@ import io.indextables.spark.IndexTablesErrors
  * a key returns an ordinary Map. Equal to any Map with the same entries.
  */
 private[state] final class ArrayStringMap(keys: Array[String], values: Array[String])
-    extends immutable.AbstractMap[String, String] with Serializable {
+    extends StringMapBase with Serializable {
 
   if (keys.length != values.length)
     throw IndexTablesErrors.internalError(
@@ -34,9 +34,7 @@ private[state] final class ArrayStringMap(keys: Array[String], values: Array[Str
   override def updated[V1 >: String](key: String, value: V1): immutable.Map[String, V1] =
     immutable.HashMap(iterator.toSeq: _*).updated(key, value)
 
-  override def +[V1 >: String](kv: (String, V1)): immutable.Map[String, V1] = updated(kv._1, kv._2)
-
-  override def -(key: String): immutable.Map[String, String] =
+  override protected def without(key: String): immutable.Map[String, String] =
     immutable.HashMap(iterator.toSeq: _*) - key
 }
 
@@ -47,7 +45,7 @@ private[state] final class ArrayStringMap(keys: Array[String], values: Array[Str
  * never does. Decoding is thread-safe and happens once; a repeated key keeps its last value.
  */
 private[state] final class PackedStringMap(packed: Array[Byte])
-    extends immutable.AbstractMap[String, String] with Serializable {
+    extends StringMapBase with Serializable {
 
   @transient private lazy val decoded: immutable.Map[String, String] = {
     val keys = new java.util.ArrayList[String](8)
@@ -66,8 +64,7 @@ private[state] final class PackedStringMap(packed: Array[Byte])
   override def iterator: Iterator[(String, String)] = decoded.iterator
   override def updated[V1 >: String](key: String, value: V1): immutable.Map[String, V1] =
     decoded.updated(key, value)
-  override def +[V1 >: String](kv: (String, V1)): immutable.Map[String, V1] = decoded + kv
-  override def -(key: String): immutable.Map[String, String] = decoded - key
+  override protected def without(key: String): immutable.Map[String, String] = decoded - key
 
   // Serialized as its decoded form: a plain map, independent of this class.
   private def writeReplace(): AnyRef = decoded

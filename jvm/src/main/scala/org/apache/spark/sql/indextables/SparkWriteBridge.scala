@@ -1,6 +1,6 @@
 package org.apache.spark.sql.indextables
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression}
@@ -29,8 +29,12 @@ object SparkWriteBridge {
       new CaseInsensitiveStringMap(options.asJava))
     val command =
       if (overwrite)
-        OverwriteByExpression.byName(relation, data.logicalPlan, Literal(true), options)
-      else AppendData.byName(relation, data.logicalPlan, options)
+        OverwriteByExpression.byName(
+          relation,
+          SparkLineShim.logicalPlan(data),
+          Literal(true),
+          options)
+      else AppendData.byName(relation, SparkLineShim.logicalPlan(data), options)
     spark.sessionState.executePlan(command).assertCommandExecuted()
   }
 }
