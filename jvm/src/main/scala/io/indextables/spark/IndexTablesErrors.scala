@@ -616,6 +616,20 @@ object IndexTablesErrors {
       s"tantivy4java returned data IndexTables cannot read: $what.")
 
   /**
+   * The running Spark is not of the line this JAR was built for (a JAR for Spark 3.5 and Scala
+   * 2.12 on Spark 4, or the other way round).
+   */
+  def wrongSparkVersion(running: String, line: String, builtFor: String, scala: String)
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_WRONG_SPARK_VERSION",
+      s"This IndexTables JAR (indextables-spark_$scala, built against Spark $builtFor) serves " +
+        s"Spark $line.x, but this is Spark $running. Put the IndexTables JAR for Spark " +
+        s"$running on the class path instead (indextables-spark_2.12 for Spark 3.5, " +
+        "indextables-spark_2.13 for Spark 4)."
+    )
+
+  /**
    * A broken invariant of IndexTables itself (`what` names the value at fault): a bug, not a
    * problem of the table or the query. Its SQLSTATE is XX000, as Spark's internal errors.
    */

@@ -17,7 +17,7 @@ import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkWriteBridge}
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.{Row, SparkSession}
 
-import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
 import io.indextables.spark.core.{CatalogEntry, IndexTables4SparkTable, IndexTables4SparkTableProvider, TableLogResolver}
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.TransactionLog
@@ -42,6 +42,8 @@ import io.indextables.spark.transaction.Snapshot
  */
 class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
   import IndexTables4SparkCatalog._
+
+  SparkVersionCheck.check()
 
   private def spark: SparkSession = SparkSession.active
 

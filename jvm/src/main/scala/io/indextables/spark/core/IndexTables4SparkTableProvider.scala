@@ -2,7 +2,7 @@ package io.indextables.spark.core
 
 import java.util
 
-import scala.collection.JavaConverters._
+import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
-import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
 import io.indextables.spark.transaction.Snapshot
 
 /**
@@ -43,6 +43,7 @@ class IndexTables4SparkTableProvider
   }
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    SparkVersionCheck.check()
     val opts = options.asCaseSensitiveMap().asScala.toMap
     val snap =
       latest(opts).getOrElse(throw IndexTablesErrors.tableNotFound(TableLogResolver.path(opts)))
@@ -59,6 +60,7 @@ class IndexTables4SparkTableProvider
       schema: StructType,
       partitioning: Array[Transform],
       properties: util.Map[String, String]): Table = {
+    SparkVersionCheck.check()
     val partitionColumns = partitioning.toSeq.map {
       case t if t.name() == "identity" && t.references().length == 1 =>
         t.references().head.fieldNames().mkString(".")
@@ -79,6 +81,7 @@ class IndexTables4SparkTableProvider
       mode: SaveMode,
       parameters: Map[String, String],
       data: DataFrame): BaseRelation = {
+    SparkVersionCheck.check()
     val path = TableLogResolver.path(parameters)
     val exists = TableLogResolver.load(path, parameters).isDefined
     mode match {

@@ -42,6 +42,7 @@ object IndexTablesException {
   val SqlStates: Map[String, String] = Map(
     // Options and values
     "INDEXTABLES_INVALID_OPTION" -> "22023",
+    "INDEXTABLES_WRONG_SPARK_VERSION" -> "0A000",
     "INDEXTABLES_UNKNOWN_OPTION" -> "42K06",
     "INDEXTABLES_INVALID_TYPEMAP" -> "22023",
     "INDEXTABLES_INVALID_IP" -> "22023",

@@ -2,6 +2,7 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
+import io.indextables.spark.SparkVersionCheck
 import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, SnippetPreparation, StreamingSinkCheck, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions, SnippetFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
@@ -12,6 +13,9 @@ import io.indextables.spark.sql.IndexTables4SparkSqlParser
  */
 class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // A JAR for another Spark fails here, when the session starts.
+    SparkVersionCheck.check()
+
     // Parser
     extensions.injectParser((_, delegate) => new IndexTables4SparkSqlParser(delegate))
     IndexQueryFunctions.all.foreach(extensions.injectFunction)
