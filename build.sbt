@@ -21,10 +21,13 @@ val spark35 = SparkLine(
   deltaVersion = "3.3.2",
   icebergRuntime = "iceberg-spark-runtime-3.5_2.12")
 
-// Spark 4: compiled against the oldest 4.x, 4.0, so that the JAR uses no API newer than the
-// oldest Spark it serves; Arrow, Avro, RoaringBitmap and ANTLR as Spark 4.0 ships them.
+// Spark 4.0; Arrow, Avro, RoaringBitmap and ANTLR as Spark 4.0 ships them. The JAR serves 4.0.x
+// only: Spark 4.1 and 4.2 changed the binary signatures of Catalyst nodes it uses
+// (DataSourceV2Relation.create and copy, AliasHelper.getAliasMap, ParquetToSparkSchemaConverter;
+// in 4.2 also AppendData, OverwriteByExpression, WriteDelta and CatalogTable), so a JAR
+// compiled against 4.0 fails on them with NoSuchMethodError, and one compiled against 4.2 on 4.0.
 val spark4 = SparkLine(
-  line = "4",
+  line = "4.0",
   sparkVersion = "4.0.1",
   scalaVersion = "2.13.16",
   sourceDir = "scala-spark-4.x",
@@ -202,7 +205,7 @@ lazy val spark = (project in file("jvm"))
            |object BuildInfo {
            |  val version: String = "${version.value}"
            |  val sparkVersion: String = "${sparkLine.value.sparkVersion}"
-           |  /** The Spark versions this JAR serves: `sparkLine` and its releases (3.5.x, 4.x). */
+           |  /** The Spark versions this JAR serves: `sparkLine` and its patch releases (3.5.x, 4.0.x). */
            |  val sparkLine: String = "${sparkLine.value.line}"
            |  val scalaBinaryVersion: String = "${scalaBinaryVersion.value}"
            |  val tantivy4javaVersion: String = "$tantivy4javaVersion"

@@ -626,7 +626,7 @@ object IndexTablesErrors {
       s"This IndexTables JAR (indextables-spark_$scala, built against Spark $builtFor) serves " +
         s"Spark $line.x, but this is Spark $running. Put the IndexTables JAR for Spark " +
         s"$running on the class path instead (indextables-spark_2.12 for Spark 3.5, " +
-        "indextables-spark_2.13 for Spark 4)."
+        "indextables-spark_2.13 for Spark 4.0)."
     )
 
   /**

@@ -22,6 +22,6 @@ object SparkVersionCheck {
     passed = true
   }
 
-  /** Whether a JAR of Spark line `line` ("3.5", "4") serves Spark `version` ("3.5.9", "4.1.0"). */
+  /** Whether a JAR of Spark line `line` ("3.5", "4.0") serves Spark `version` ("3.5.9"). */
   def serves(line: String, version: String): Boolean = version.startsWith(line + ".")
 }

@@ -6,16 +6,17 @@ import io.indextables.spark.exceptions.IndexTablesException
 
 class SparkVersionCheckSuite extends AnyFunSuite {
 
-  test("a JAR serves the patch releases of its line (3.5) or every release of its major (4)") {
+  test("a JAR serves the patch releases of its line (3.5, 4.0) and nothing else") {
     assert(SparkVersionCheck.serves("3.5", "3.5.9"))
     assert(SparkVersionCheck.serves("3.5", "3.5.0"))
     assert(!SparkVersionCheck.serves("3.5", "3.4.4"))
     assert(!SparkVersionCheck.serves("3.5", "3.50.1"))
     assert(!SparkVersionCheck.serves("3.5", "4.0.1"))
-    assert(SparkVersionCheck.serves("4", "4.0.1"))
-    assert(SparkVersionCheck.serves("4", "4.2.0"))
-    assert(!SparkVersionCheck.serves("4", "3.5.9"))
-    assert(!SparkVersionCheck.serves("4", "5.0.0"))
+    assert(SparkVersionCheck.serves("4.0", "4.0.1"))
+    assert(!SparkVersionCheck.serves("4.0", "4.1.3")) // binary-incompatible Catalyst nodes
+    assert(!SparkVersionCheck.serves("4.0", "4.2.0"))
+    assert(!SparkVersionCheck.serves("4.0", "3.5.9"))
+    assert(!SparkVersionCheck.serves("4.0", "5.0.0"))
   }
 
   test("the JAR under test serves the Spark it runs on") {
