@@ -303,7 +303,12 @@ lazy val spark = (project in file("jvm"))
     // The assembly is the one JAR users get. What Spark already ships (Scala, Hadoop, Arrow
     // vectors, Jackson, SLF4J) stays out, so nothing in it can clash with the user's classpath;
     // tantivy4java and arrow-c-data are JNI-bound and keep their names.
-    assembly / assemblyJarName := s"indextables-spark-assembly-${version.value}.jar",
+    // The Spark 3.5 one keeps the name the Python package looks for; the Spark 4 one is named
+    // by its Scala version.
+    assembly / assemblyJarName := (scalaBinaryVersion.value match {
+      case "2.12" => s"indextables-spark-assembly-${version.value}.jar"
+      case v => s"indextables-spark_$v-assembly-${version.value}.jar"
+    }),
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     assembly / test := {},
     assembly / assemblyShadeRules := Seq(

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the plugin assembly JAR, ships it inside the Python package (python/indextables/jars/),
-# publishes the thin plugin JAR with its POM to target/maven-repo (for `spark-submit --packages`),
+# Builds the plugin assembly JAR for Spark 3.5 / Scala 2.12 and ships it inside the Python package
+# (python/indextables/jars/); builds the Spark 4 / Scala 2.13 assembly beside it
+# (jvm/target/scala-2.13/); publishes both thin plugin JARs (indextables-spark_2.12 and _2.13)
+# with their POMs to target/maven-repo (for `spark-submit --packages`),
 # copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
 # target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
 # stage) into .venv/ at the repository root.
@@ -24,20 +26,27 @@ if [[ -z "${VERSION}" ]]; then
 fi
 JAR_NAME="indextables-spark-assembly-${VERSION}.jar"
 BUILT_JAR="jvm/target/scala-2.12/${JAR_NAME}"
+# The Spark 4 / Scala 2.13 assembly (`++2.13.x`: the 2.13 entry of the build's crossScalaVersions),
+# built and published beside the Spark 3.5 one; not shipped in the Python package yet.
+JAR_NAME_213="indextables-spark_2.13-assembly-${VERSION}.jar"
+BUILT_JAR_213="jvm/target/scala-2.13/${JAR_NAME_213}"
 JARS_DIR="python/indextables/jars"
 
-echo "package.sh: building ${JAR_NAME} (sbt spark/assembly), publishing the thin JAR to target/maven-repo (sbt spark/publish) and copying the Delta and Iceberg oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
+echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (sbt spark/assembly, for Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo (sbt spark/publish) and copying the Delta and Iceberg oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
 mkdir -p target
 SBT_LOG="target/package-sbt.log"
-if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" </dev/null >"${SBT_LOG}" 2>&1; then
+if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" \
+  "++2.13.x spark/assembly" "++2.13.x spark/publish" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
-  echo "package.sh: sbt spark/assembly spark/publish bench/oracleJars failed; full log in ${ROOT}/${SBT_LOG}" >&2
+  echo "package.sh: sbt spark/assembly spark/publish bench/oracleJars (and ++2.13.x spark/assembly spark/publish) failed; full log in ${ROOT}/${SBT_LOG}" >&2
   exit 1
 fi
-if [[ ! -f "${BUILT_JAR}" ]]; then
-  echo "package.sh: sbt succeeded but ${BUILT_JAR} is missing" >&2
-  exit 1
-fi
+for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
+  if [[ ! -f "${built}" ]]; then
+    echo "package.sh: sbt succeeded but ${built} is missing" >&2
+    exit 1
+  fi
+done
 
 mkdir -p "${JARS_DIR}"
 find "${JARS_DIR}" -maxdepth 1 -name '*.jar' ! -name "${JAR_NAME}" -delete

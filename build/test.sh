@@ -2,7 +2,8 @@
 # Runs every test: builds and installs the package (build/package.sh); lints the Python code of
 # python/, tests/ and build/ (ruff check, ruff format --check, mypy --strict: ruff.toml and
 # mypy.ini); checks the Scala format (scalafmt, .scalafmt.conf); runs the JVM suites (sbt
-# spark/test, where compiler warnings in main code are errors), then the end-to-end pytest suites
+# spark/test for Spark 3.5 / Scala 2.12, then sbt ++2.13.x spark/test for Spark 4.0 / Scala
+# 2.13; compiler warnings in main code are errors), then the end-to-end pytest suites
 # in tests/ against the installed package. A failing stage does not stop the later ones (a
 # failing build/package.sh does: nothing after it could run); the run exits 1 if any failed. It
 # ends with a table of each stage's wall time and result, and the total, pass or fail.
@@ -118,8 +119,11 @@ fi
 # One line per stage; a new check is one more run_stage line.
 run_stage "servers" bash build/servers.sh
 run_stage "python lint" python_lint
-run_stage "scala format" build/sbt scalafmtCheckAll "bench/scalafmtCheckAll"
+run_stage "scala format" build/sbt scalafmtCheckAll "bench/scalafmtCheckAll" \
+  "++2.13.x" "spark/scalafmtCheckAll"
 run_stage "sbt spark/test" build/sbt "spark/test"
+# The Spark 4 / Scala 2.13 build of the same suites (`++2.13.x`: build.sbt's crossScalaVersions).
+run_stage "sbt 2.13 test" build/sbt "++2.13.x" "spark/test"
 run_stage "pytest" run_pytest
 
 if [[ ${#failed[@]} -gt 0 ]]; then
