@@ -69,18 +69,22 @@ object CompanionSync {
       request: CompanionBuildRequest,
       hadoopConf: Configuration,
       statsTruncateAt: Int): SyncResult = {
+    val base = if (log.exists) Some(log.snapshot()) else None
+    // Before the source's root is asked for: an Iceberg source loads its table for it.
+    base.foreach(checkTarget(log.tablePath.toString, source, _))
     // The jobs of a build: the source's listing (Delta's own jobs among them), then indexing.
     val operation = s"$Operation FOR ${source.format.toUpperCase(Locale.ROOT)}" +
       (if (request.pollIntervalMs.isDefined) " (streaming)" else "")
     val table = s"${source.root} AT ${log.tablePath}"
     JobDescription.describing(spark.sparkContext, operation, table, "listing the source") {
-      steps => sync(spark, log, source, request, hadoopConf, statsTruncateAt, steps)
+      steps => sync(spark, log, base, source, request, hadoopConf, statsTruncateAt, steps)
     }
   }
 
   private def sync(
       spark: SparkSession,
       log: TransactionLog,
+      base: Option[Snapshot],
       source: CompanionSource,
       request: CompanionBuildRequest,
       hadoopConf: Configuration,
@@ -88,8 +92,6 @@ object CompanionSync {
       steps: JobDescription.Steps): SyncResult = {
     val start = System.currentTimeMillis()
     val index = log.tablePath.toString
-    val base = if (log.exists) Some(log.snapshot()) else None
-    base.foreach(checkTarget(index, source, _))
     checkOutside(index, log.tablePath, source.root)
     val listing = source.listSince(base.flatMap(previousSync(_, request)))
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
