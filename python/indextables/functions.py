@@ -45,6 +45,8 @@ from typing import Final, Union
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from indextables._connect import is_classic_or_connect
+
 __all__ = [
     "fieldmatch",
     "indexquery",
@@ -148,21 +150,10 @@ def _column_call(function: str, name: str, col: ColumnOrName, query: str) -> Col
     return F.call_function(function, _as_column(name, col), F.lit(_query(name, query)))
 
 
-def _is_column(col: object) -> bool:
-    """A classic Column, or a Spark Connect one (which PySpark 3.5's is not a subclass of)."""
-    if isinstance(col, Column):
-        return True
-    try:
-        from pyspark.sql.connect.column import Column as ConnectColumn
-    except Exception:  # noqa: BLE001 (no Connect client installed)
-        return False
-    return isinstance(col, ConnectColumn)
-
-
 def _as_column(name: str, col: object) -> Column:
     if isinstance(col, str):
         return F.col(col)
-    if _is_column(col):
+    if is_classic_or_connect(col, Column, "pyspark.sql.connect.column"):
         return col  # type: ignore[return-value]
     raise TypeError(
         f"{name}: col must be a Column or a column name (str), got {type(col).__name__}"

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
+from indextables._connect import is_classic_or_connect
 from indextables.exceptions import convert_exception
 
 __all__ = ["CompanionStream", "IndexTable"]
@@ -387,21 +388,10 @@ def _identifiers(name: str, values: Sequence[str]) -> str:
     return ", ".join("`" + v.replace("`", "``") + "`" for v in values)
 
 
-def _is_session(spark: object) -> bool:
-    """Whether `spark` is a classic SparkSession or a Spark Connect one."""
-    if isinstance(spark, SparkSession):
-        return True
-    try:
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
-    except Exception:  # noqa: BLE001 (no Connect client installed)
-        return False
-    return isinstance(spark, ConnectSession)
-
-
 def _existing(spark: SparkSession, target: str) -> str:
     """`target` (a table's SQL form), once the table is known to exist: the commands' own check
     of it, through DESCRIBE INDEXTABLES STATE, so that a missing table raises as they do."""
-    if not _is_session(spark):
+    if not is_classic_or_connect(spark, SparkSession, "pyspark.sql.connect.session"):
         raise TypeError(
             "spark must be a pyspark.sql.SparkSession (classic or Spark Connect), "
             f"got {type(spark).__name__}"
