@@ -235,11 +235,15 @@ lazy val spark = (project in file("jvm"))
 lazy val oracleJars =
   taskKey[Seq[File]]("Copies Delta Lake's and Iceberg's JARs to target/oracle-jars")
 
+// The Spark Connect server's JAR: resolved by the bench project, never on its class path.
+lazy val ConnectServer = config("connectServer").hide
+
 // Benchmarks that need more than the product: Delta Lake, to measure our transaction log against
 // Delta's on the same machine in the same run. Never part of the assembly or the test run; see
 // tests/benchmarks/README.md.
 lazy val bench = (project in file("jvm/bench"))
   .dependsOn(spark)
+  .configs(ConnectServer)
   .settings(
     name := "indextables-bench",
     publish / skip := true,
@@ -254,8 +258,10 @@ lazy val bench = (project in file("jvm/bench"))
       "org.apache.hadoop" % "hadoop-aws" % "3.3.4",
       // The Spark Connect server, for the tests of the Python package over Spark Connect
       // (tests/connect_server.py): 3.5.0 is the one spark-connect_2.12 Maven Central serves for
-      // Spark 3.5; it runs on Spark 3.5.9 (Spark itself is `provided` in its POM).
-      "org.apache.spark" %% "spark-connect" % "3.5.0"
+      // Spark 3.5; it runs on Spark 3.5.9 (Spark itself is `provided` in its POM). In a
+      // configuration of its own: its shaded Guava must not meet Spark's on the benchmarks'
+      // class path.
+      "org.apache.spark" %% "spark-connect" % "3.5.0" % ConnectServer
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,
@@ -282,13 +288,16 @@ lazy val bench = (project in file("jvm/bench"))
         "hadoop-aws",
         "aws-java-sdk-bundle",
         "spark-connect_2.12")
-      val jars = update.value
+      val report = update.value
+      val jars = (report
         .select(
           configurationFilter("compile"),
           moduleFilter(name = "delta-*") | moduleFilter(name = "iceberg-spark-runtime-*") |
-            moduleFilter(name = "hadoop-aws") | moduleFilter(name = "aws-java-sdk-bundle") |
-            moduleFilter(name = "spark-connect_2.12"),
-          artifactFilter(`type` = "jar", classifier = ""))
+            moduleFilter(name = "hadoop-aws") | moduleFilter(name = "aws-java-sdk-bundle"),
+          artifactFilter(`type` = "jar", classifier = "")) ++ report.select(
+          configurationFilter(ConnectServer.name),
+          moduleFilter(name = "spark-connect_2.12"),
+          artifactFilter(`type` = "jar", classifier = "")))
         .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
         .distinct
       if (jars.size != wanted.size) sys.error(s"oracleJars: expected $wanted, resolved $jars")
