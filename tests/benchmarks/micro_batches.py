@@ -126,7 +126,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     query.awaitTermination()
     write_s["streamed"] = time.perf_counter() - start
-    micro_batches = sum(1 for p in query.recentProgress if p["numInputRows"] > 0)
+    # Each micro-batch that wrote rows is one version of the table (recentProgress keeps only
+    # Spark's last 100 progress updates).
+    micro_batches = (
+        spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{paths['streamed']}'")
+        .filter("operation = 'STREAMING UPDATE'")
+        .count()
+    )
     splits_at_end = _num_files(spark, paths["streamed"])
     merge_jobs = _wait_for_merges(spark, paths["streamed"])
     write_s["streamed_and_merges"] = time.perf_counter() - start
