@@ -76,11 +76,21 @@ object ScanMetrics {
 }
 
 /**
+ * Equal to any other instance of its class, as a case object is: a physical plan holding one
+ * (`catalyst/IndexTablesLocalScanExec`) then equals the same plan made again, so Spark can reuse
+ * it.
+ */
+trait ValueLikeMetric extends CustomMetric with Serializable {
+  override def equals(other: Any): Boolean = other != null && other.getClass == getClass
+  override def hashCode(): Int = getClass.getName.hashCode
+}
+
+/**
  * A count summed over the tasks and the driver. Serializable, as every metric here: a physical
  * plan that holds them (`catalyst/IndexTablesLocalScanExec`) travels in task closures.
  */
 abstract class IndexTablesCountMetric(metricName: String, text: String)
-    extends CustomSumMetric with Serializable {
+    extends CustomSumMetric with ValueLikeMetric {
   override def name(): String = metricName
   override def description(): String = text
 }
@@ -110,7 +120,7 @@ final class SplitCacheHitsMetric
     extends IndexTablesCountMetric(ScanMetrics.SplitCacheHits, "split cache hits")
 
 /** Bytes summed over the tasks, shown as Spark shows sizes. */
-final class BytesFetchedMetric extends CustomMetric with Serializable {
+final class BytesFetchedMetric extends ValueLikeMetric {
   override def name(): String = ScanMetrics.BytesFetched
   override def description(): String = "bytes fetched from storage"
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =
@@ -118,7 +128,7 @@ final class BytesFetchedMetric extends CustomMetric with Serializable {
 }
 
 /** Nanoseconds summed over the tasks, shown as a duration. */
-final class NativeSearchTimeMetric extends CustomMetric with Serializable {
+final class NativeSearchTimeMetric extends ValueLikeMetric {
   override def name(): String = ScanMetrics.NativeSearchTime
   override def description(): String = "native search time"
   override def aggregateTaskMetrics(taskMetrics: Array[Long]): String =

@@ -105,7 +105,10 @@ class NativeCountersSuite extends AnyFunSuite {
     assert(ScanMetrics.bytes(5L * 1024 * 1024) === "5.0 MiB")
     assert(ScanMetrics.duration(850L * 1000000) === "850 ms")
     assert(ScanMetrics.duration(12400L * 1000000) === "12.4 s")
-    // Every metric class has the constructor Spark instantiates it by.
+    // Every metric class has the constructor Spark instantiates it by, and its instances are
+    // equal (so two plans holding them are).
     ScanMetrics.all.foreach(m => assert(m.getClass.getConstructor().newInstance().name === m.name))
+    assert(ScanMetrics.all.toSeq === ScanMetrics.all.toSeq)
+    assert(ScanMetrics.all.map(_.hashCode).toSeq === ScanMetrics.all.map(_.hashCode).toSeq)
   }
 }
