@@ -43,7 +43,6 @@ object IcebergTables {
   val CatalogKey = "indextables.companion.icebergCatalog"
   val WarehouseKey = "indextables.companion.icebergWarehouse"
 
-
   def configuration(ref: IcebergTableRef): Map[String, String] =
     Map(TableKey -> ref.table) ++ ref.catalog.map(CatalogKey -> _) ++
       ref.warehouse.map(WarehouseKey -> _)
