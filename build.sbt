@@ -329,17 +329,22 @@ lazy val spark = (project in file("jvm"))
 
 // The Delta Lake JARs the pytest suite checks row-level statements against (tests/delta_oracle.py),
 // Iceberg's Spark runtime, which makes the Iceberg tables companion indexes are tested over, and
-// Hadoop's S3A (hadoop-aws and its AWS SDK bundle), through which Delta keeps a table on S3: the
+// Hadoop's S3A (hadoop-aws and its AWS SDK bundle), through which Delta keeps a table on S3, and
+// the Spark Connect server the Python package is tested over: the
 // bench project's JARs of them, from its resolution, copied to target/oracle-jars by
 // build/package.sh. Never part of the assembly.
 lazy val oracleJars =
   taskKey[Seq[File]]("Copies Delta Lake's and Iceberg's JARs to target/oracle-jars")
+
+// The Spark Connect server's JAR: resolved by the bench project, never on its class path.
+lazy val ConnectServer = config("connectServer").hide
 
 // Benchmarks that need more than the product: Delta Lake, to measure our transaction log against
 // Delta's on the same machine in the same run. Never part of the assembly or the test run; see
 // tests/benchmarks/README.md.
 lazy val bench = (project in file("jvm/bench"))
   .dependsOn(spark)
+  .configs(ConnectServer)
   .settings(
     crossScalaVersions := Seq(spark35.scalaVersion),
     name := "indextables-bench",
@@ -352,7 +357,13 @@ lazy val bench = (project in file("jvm/bench"))
       "org.apache.iceberg" % "iceberg-spark-runtime-3.5_2.12" % icebergVersion,
       // Hadoop's S3A file system (and its AWS SDK), of the Hadoop that Spark 3.5.9 ships: how
       // Delta reads and writes a table on S3 in the test of a companion index over one.
-      "org.apache.hadoop" % "hadoop-aws" % "3.3.4"
+      "org.apache.hadoop" % "hadoop-aws" % "3.3.4",
+      // The Spark Connect server, for the tests of the Python package over Spark Connect
+      // (tests/connect_server.py): 3.5.0 is the one spark-connect_2.12 Maven Central serves for
+      // Spark 3.5; it runs on Spark 3.5.9 (Spark itself is `provided` in its POM). In a
+      // configuration of its own: its shaded Guava must not meet Spark's on the benchmarks'
+      // class path.
+      "org.apache.spark" %% "spark-connect" % "3.5.0" % ConnectServer
     ),
     run / fork := true,
     run / baseDirectory := (ThisBuild / baseDirectory).value,
@@ -377,13 +388,18 @@ lazy val bench = (project in file("jvm/bench"))
         "delta-storage",
         "iceberg-spark-runtime-3.5_2.12",
         "hadoop-aws",
-        "aws-java-sdk-bundle")
-      val jars = update.value
+        "aws-java-sdk-bundle",
+        "spark-connect_2.12")
+      val report = update.value
+      val jars = (report
         .select(
           configurationFilter("compile"),
           moduleFilter(name = "delta-*") | moduleFilter(name = "iceberg-spark-runtime-*") |
             moduleFilter(name = "hadoop-aws") | moduleFilter(name = "aws-java-sdk-bundle"),
-          artifactFilter(`type` = "jar", classifier = ""))
+          artifactFilter(`type` = "jar", classifier = "")) ++ report.select(
+          configurationFilter(ConnectServer.name),
+          moduleFilter(name = "spark-connect_2.12"),
+          artifactFilter(`type` = "jar", classifier = "")))
         .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
         .distinct
       if (jars.size != wanted.size) sys.error(s"oracleJars: expected $wanted, resolved $jars")

@@ -19,6 +19,9 @@ LINT_PINS=("ruff==0.17.6" "mypy==2.4.1")
 # The ranking oracle of the tests (tests/ranking_oracle.py): PyPI tantivy scores queries over
 # gensim's bundled Lee corpus; pinned, as a new release could change the corpus or the scores.
 ORACLE_PINS=("tantivy==0.27.0" "gensim==4.4.0")
+# PySpark's Spark Connect client (grpcio, pandas, pyarrow), for the tests of the package over a
+# Connect server (tests/test_connect.py); pyarrow 18 as gensim keeps NumPy below 2.
+CONNECT_PINS=("pyspark[connect]==3.5.9" "pyarrow==18.1.0")
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
 if [[ -z "${VERSION}" ]]; then
   echo "package.sh: no __version__ in python/indextables/_version.py" >&2
@@ -61,7 +64,7 @@ fi
 PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
 echo "package.sh: installing ./python (indextables-spark ${VERSION}), ${PYSPARK_PIN}, pytest, ${LINT_PINS[*]} into .venv"
-"${PIP[@]}" install "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}" "${ORACLE_PINS[@]}"
+"${PIP[@]}" install "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}" "${ORACLE_PINS[@]}" "${CONNECT_PINS[@]}"
 # setuptools never cleans python/build/lib, so a stale JAR there would end up in the wheel.
 rm -rf python/build python/*.egg-info
 # Same version, new JAR: force the reinstall of our package (not of its dependencies).

@@ -3,7 +3,9 @@
 # mode (S3, from PyPI) into .venv, and Azurite (Azure Blob Storage, from npm) into
 # target/servers. Idempotent: a second run with the same pins installs nothing. The tests find
 # them at .venv/bin/moto_server and target/servers/node_modules/.bin/azurite-blob; a missing
-# server fails those tests, it never skips them.
+# server fails those tests, it never skips them. Also Chromium (Debian's package, with apt-get
+# as root, when it is missing), which tests/test_scan_metrics.py runs headless to read the
+# Spark UI's SQL tab as a person sees it.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,4 +37,13 @@ if [[ ! -x "${SERVERS}/node_modules/.bin/azurite-blob" ]] \
   mkdir -p "${SERVERS}"
   npm install --prefix "${SERVERS}" --no-audit --no-fund --loglevel=error "${AZURITE_PIN}"
 fi
-echo "servers.sh: ready: moto 5.2.5, azurite $("${SERVERS}/node_modules/.bin/azurite-blob" --version)"
+if ! command -v chromium >/dev/null; then
+  if [[ "$(id -u)" != 0 ]]; then
+    echo "servers.sh: chromium is missing, and installing it (apt-get) needs root" >&2
+    exit 1
+  fi
+  echo "servers.sh: installing chromium (apt-get)"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium
+fi
+echo "servers.sh: ready: moto 5.2.5, azurite $("${SERVERS}/node_modules/.bin/azurite-blob" --version), $(chromium --version 2>/dev/null)"

@@ -120,6 +120,34 @@ def scan_node(df: DataFrame) -> str:
     raise AssertionError(f"no BatchScan node in the executed plan:\n{plan}")
 
 
+def scan_metrics(df: DataFrame) -> dict[str, int]:
+    """The raw values of the custom metrics (`metrics/ScanMetrics`, by name) of df's IndexTables
+    scan node, after df ran: a BatchScan, or the IndexTablesLocalScan of a scan the driver
+    answered (under adaptive execution's query stages too)."""
+    pending = [df._jdf.queryExecution().executedPlan()]
+    while pending:
+        node = pending.pop()
+        name = str(node.nodeName())
+        if name.startswith(("BatchScan", "IndexTablesLocalScan")):
+            metrics = node.metrics()
+            names = metrics.keys().toSeq()
+            return {
+                str(names.apply(k)): int(metrics.apply(names.apply(k)).value())
+                for k in range(names.size())
+            }
+        if name == "AdaptiveSparkPlan":
+            pending.append(node.executedPlan())
+        elif name.endswith("QueryStage"):
+            pending.append(node.plan())
+        else:
+            children = node.children()
+            pending.extend(children.apply(i) for i in range(children.size()))
+    raise AssertionError(
+        "no IndexTables scan node in the executed plan:\n"
+        + str(df._jdf.queryExecution().executedPlan().toString())
+    )
+
+
 def error_text(error: BaseException) -> str:
     """Everything an error says: its message plus the messages of its JVM cause chain."""
     parts = [str(error)]

@@ -159,6 +159,8 @@ def _jobs_run(spark: SparkSession, df: DataFrame) -> tuple[list[Any], int]:
         rows = df.collect()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    # The status tracker learns of jobs from the listener bus, asynchronously: let it catch up.
+    sc._jsc.sc().listenerBus().waitUntilEmpty()
     return rows, len(sc.statusTracker().getJobIdsForGroup(group))
 
 

@@ -223,3 +223,36 @@ def test_companion_indexing_benchmark_smoke(tmp_path: Path) -> None:
         assert v["cpu_s"] >= 0 and v["split_bytes"] > 0, (mode, v)
         assert variants[(mode, 2)]["split_bytes"] < variants[(mode, 0)]["split_bytes"], mode
     assert (out / "companion-indexing.md").read_text().startswith("# createFromParquet")
+
+
+def test_streaming_benchmark_smoke(tmp_path: Path, shared_data: Path) -> None:
+    """tests/benchmarks/streaming.py for a few short triggers, in its own process (it owns its
+    session; it needs the loghub lines, so the test skips without ../shared/data): the table
+    holds every source row once (the script exits 1 otherwise) and each batch has its lag."""
+    out = tmp_path / "streaming"
+    _run_script(
+        "streaming.py",
+        ["--duration-s", "12", "--trigger-s", "3", "--rows-per-second", "200"],
+        out,
+    )
+    result = json.loads((out / "streaming.json").read_text())
+    assert result["every_row_once"] and result["rows_stored"] > 0
+    assert result["batches"] and all("lag_s" in b for b in result["batches"])
+    assert result["splits_after_merges"] >= 1
+    assert (out / "streaming.md").read_text().startswith("# Streaming ingest")
+
+
+def test_micro_batches_benchmark_smoke(tmp_path: Path) -> None:
+    """tests/benchmarks/micro_batches.py with 4 micro-batches, in its own process: the streamed,
+    batch-written and Parquet tables give the same answers (the script exits 1 otherwise)."""
+    out = tmp_path / "micro-batches"
+    _run_script(
+        "micro_batches.py",
+        ["--batches", "4", "--rows-per-batch", "500", "--runs", "1", "--warmup", "1"],
+        out,
+    )
+    result = json.loads((out / "micro-batches.json").read_text())
+    assert result["mismatches"] == [] and result["micro_batches"] == 4
+    assert result["rows_stored"] == {"streamed": 2000, "batch": 2000, "parquet": 2000}
+    assert all(v > 0 for v in result["streamed_over_batch"].values())
+    assert (out / "micro-batches.md").read_text().startswith("# A table of 4 micro-batches")

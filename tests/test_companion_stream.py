@@ -17,7 +17,6 @@ import pytest
 from pyspark.sql import Row, SparkSession
 
 import delta_oracle
-from helpers import jvm
 from indextables import IndexTable
 from indextables.exceptions import IndexTablesError
 from test_companion_delta import (
@@ -123,7 +122,13 @@ def test_the_sql_form_blocks_its_thread_and_stops_when_asked(
     wait_until("the first build", lambda: synced_version(spark, index) == 1)
     delta.append(make_rows(spark, 50, seed=32, first_id=200))
     wait_until("the append is synced", lambda: synced_version(spark, index) == 2)
-    stop = jvm(spark).io.indextables.spark.sql.commands.BuildCompanionCommand.stopStream
+
+    def stop(location: str) -> bool:
+        statement = f"STOP INDEXTABLES COMPANION STREAM AT LOCATION '{location}'"
+        (row,) = spark.sql(statement).collect()
+        assert row.table_path == location
+        return bool(row.stopped)
+
     assert stop(str(index))
     thread.join(60)
     assert not thread.is_alive()

@@ -56,6 +56,8 @@ def jobs_of(spark: SparkSession, action: Callable[[], Any]) -> tuple[Any, int]:
         result = action()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    # The status tracker learns of jobs from the listener bus, asynchronously: let it catch up.
+    sc._jsc.sc().listenerBus().waitUntilEmpty()
     return result, len(sc.statusTracker().getJobIdsForGroup(group))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from helpers import assert_same_rows, error_text, jvm, scan_node
+from helpers import assert_same_rows, error_text, jvm, scan_metrics, scan_node
 from storage_servers import AzureServer, S3Server
 from test_overwrite_failures import _day, _race, _replace_where, log_rows
 
@@ -194,6 +194,40 @@ def test_indexquery_on_the_store_matches_the_same_table_on_disk(
     spark.sql(f"CREATE OR REPLACE TEMP VIEW remote_logs AS SELECT * FROM indextables.`{url}`")
     got = spark.sql("SELECT count(*) AS n FROM remote_logs WHERE message indexquery 'error'")
     assert got.collect()[0]["n"] == local.filter("message indexquery 'error'").count()
+
+
+def test_scan_metrics_count_the_bytes_fetched_from_the_store(
+    spark: SparkSession, store: Store, logs_df: DataFrame
+) -> None:
+    # The scan's "bytes fetched from storage" and "split cache hits" (`metrics/ScanMetrics`):
+    # a first search after the caches were flushed fetches the splits' bytes from the store;
+    # the same search again finds them in tantivy4java's cache.
+    url = store.new_table("metrics")
+    logs_df.write.format("indextables").option(
+        "spark.indextables.indexing.typemap.message", "text"
+    ).save(url)
+    counters = jvm(spark).io.indextables.spark.metrics.NativeCounters
+    open_before = counters.bytesFetched().openWindows()
+    spark.conf.set("spark.indextables.read.driverSearch.maxRows", "0")
+    try:
+        spark.sql("FLUSH INDEXTABLES SEARCHER CACHE").collect()
+        spark.sql("FLUSH INDEXTABLES DISK CACHE").collect()
+        first = _read(spark, url).filter("message indexquery 'error'")
+        matches = len(first.collect())
+        cold = scan_metrics(first)
+        again = _read(spark, url).filter("message indexquery 'error'")
+        again.collect()
+        warm = scan_metrics(again)
+    finally:
+        spark.conf.unset("spark.indextables.read.driverSearch.maxRows")
+    assert matches > 0
+    assert cold["documentsMatched"] == matches and cold["rowsReturned"] == matches
+    assert cold["splitsSearched"] >= 1 and cold["nativeSearchTime"] > 0
+    assert cold["bytesFetched"] > 10_000, cold
+    assert warm["splitCacheHits"] > 0, warm
+    assert warm["bytesFetched"] < cold["bytesFetched"], (cold, warm)
+    # Every task closed its window on the JVM's counters.
+    assert counters.bytesFetched().openWindows() == open_before
 
 
 def test_checkpoint_time_travel_and_describe(spark: SparkSession, store: Store) -> None:

@@ -27,6 +27,7 @@ from indextables.session import (
     EXTENSIONS_CLASS,
     SPARK_SETTINGS,
     configure_spark,
+    connect_server_settings,
     jar_path,
 )
 from indextables.table import CompanionStream, IndexTable
@@ -54,6 +55,7 @@ __all__ = [
     "UnsupportedTypeError",
     "__version__",
     "configure_spark",
+    "connect_server_settings",
     "convert_exception",
     "install_exception_mapping",
     "jar_path",

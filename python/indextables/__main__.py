@@ -1,14 +1,18 @@
-"""`python -m indextables --version | info`: the versions a bug report needs.
+"""`python -m indextables --version | info | connect-server`.
 
 `--version` prints the package's version; `info` prints the package, the plugin JAR it ships
 (with the versions the JAR was built for, read from the JAR itself), PySpark, tantivy4java,
-Python and the platform, one `name: value` line each, without starting Spark.
+Python and the platform, one `name: value` line each, without starting Spark. `connect-server`
+prints the command that starts a Spark Connect server serving IndexTables (the plugin JAR and
+the settings a classic session gets from `configure_spark`), for clients with no JVM of their
+own (`SparkSession.builder.remote("sc://host:15002")`).
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+import shlex
 import sys
 import zipfile
 from collections.abc import Sequence
@@ -73,12 +77,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "command",
         nargs="?",
-        choices=["info"],
-        help="info: the versions of the package, its JAR, Spark and tantivy4java",
+        choices=["info", "connect-server"],
+        help="info: the versions of the package, its JAR, Spark and tantivy4java; "
+        "connect-server: the command that starts a Spark Connect server with the plugin",
     )
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
+        return 0
+    if args.command == "connect-server":
+        from indextables.session import connect_server_command
+
+        print(
+            " ".join(
+                shlex.quote(a) if not a.startswith("$") else a for a in connect_server_command()
+            )
+        )
         return 0
     print("\n".join(info_lines()))
     return 0

@@ -9,10 +9,16 @@ keeps working: :class:`TableNotFoundError`, :class:`TableExistsError`,
 :class:`SchemaMismatchError`, :class:`InvalidQueryError`, :class:`TimeTravelError` and
 :class:`UnsupportedTypeError` are `AnalysisException`s, :class:`CommandSyntaxError` is a
 `ParseException` and :class:`InvalidOptionError` an `IllegalArgumentException`.
+
+A Spark Connect session (`SparkSession.builder.remote(...)`) has no JVM beside it: its errors
+arrive as gRPC errors that carry the server's exception classes and message. Importing
+`indextables` wraps the Connect client's conversion of them too, so an IndexTables error
+arrives as the same subclass, with its error class, on either kind of session.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -315,19 +321,73 @@ def _convert_captured(e: Any) -> CapturedException:
     return _pyspark_convert(e)
 
 
+_pyspark_connect_convert: Callable[[Any, str], Exception] | None = None
+
+# How a Spark Connect server prefixes an error's message with its JVM class.
+_CONNECT_CLASS: Final[re.Pattern[str]] = re.compile(r"^\(([\w.$]+)\) ")
+_SQL_STATE: Final[re.Pattern[str]] = re.compile(r"SQLSTATE: ([0-9A-Z]{5})")
+
+
+def _from_connect(info: Any, message: str) -> IndexTablesError | None:
+    """The IndexTablesError for an error a Spark Connect server sent, if it is one of ours: its
+    exception classes (`info.metadata["classes"]`, the server's throwable and its superclasses)
+    or its message name the plugin's package, or the message holds our error class."""
+    metadata = getattr(info, "metadata", {}) or {}
+    classes: list[str] = []
+    if "classes" in metadata:
+        try:
+            classes = [str(c) for c in json.loads(metadata["classes"])]
+        except ValueError:
+            classes = []
+    prefix = _CONNECT_CLASS.match(message)
+    java_class = next((c for c in classes if c.startswith(_JVM_PACKAGE)), None)
+    if java_class is None and prefix and prefix.group(1).startswith(_JVM_PACKAGE):
+        java_class = prefix.group(1)
+    error_class = metadata.get("errorClass") or _error_class_in(message)
+    if java_class is None and (error_class is None or not error_class.startswith("INDEXTABLES_")):
+        return None
+    # The message as a classic session shows it: without the "(class) " prefix.
+    text = message[prefix.end() :] if prefix and java_class == prefix.group(1) else message
+    state = metadata.get("sqlState") or _SQL_STATE.search(message)
+    sql_state = state if isinstance(state, str) or state is None else state.group(1)
+    return error_type(error_class)(
+        text, java_class=java_class, error_class=error_class, sql_state=sql_state
+    )
+
+
+def _convert_connect(info: Any, message: str) -> Exception:
+    """The Spark Connect client's `convert_exception` (same signature), first trying ours."""
+    ours = _from_connect(info, message)
+    if ours is not None:
+        return ours
+    assert _pyspark_connect_convert is not None
+    return _pyspark_connect_convert(info, message)
+
+
 def install_exception_mapping() -> None:
     """Make PySpark raise IndexTables errors as IndexTablesError subclasses (idempotent).
 
     PySpark turns every JVM exception a py4j call raises into a Python one through
     `pyspark.errors.exceptions.captured.convert_exception`; this wraps that function, so every
-    session (also one started before this call) raises ours. Importing `indextables` calls it.
+    session (also one started before this call) raises ours. A Spark Connect client turns each
+    error the server sends into one through the `convert_exception` its client module imported
+    from `pyspark.errors.exceptions.connect`; that one is wrapped too, when PySpark's Connect
+    client is installed (it needs grpcio, pandas and pyarrow). Importing `indextables` calls it.
     """
-    global _pyspark_convert
+    global _pyspark_convert, _pyspark_connect_convert
     current = captured.convert_exception
-    if current is _convert_captured:
+    if current is not _convert_captured:
+        _pyspark_convert = current
+        captured.convert_exception = _convert_captured
+    try:
+        from pyspark.sql.connect.client import core
+    except Exception:  # noqa: BLE001 (no Connect client here: classic sessions only)
         return
-    _pyspark_convert = current
-    captured.convert_exception = _convert_captured
+    client: Any = core
+    connect_current = client.convert_exception
+    if connect_current is not _convert_connect:
+        _pyspark_connect_convert = connect_current
+        client.convert_exception = _convert_connect
 
 
 def _java_throwable(error: BaseException) -> Any:

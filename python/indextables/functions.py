@@ -45,6 +45,8 @@ from typing import Final, Union
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from indextables._connect import is_classic_or_connect
+
 __all__ = [
     "fieldmatch",
     "indexquery",
@@ -151,8 +153,8 @@ def _column_call(function: str, name: str, col: ColumnOrName, query: str) -> Col
 def _as_column(name: str, col: object) -> Column:
     if isinstance(col, str):
         return F.col(col)
-    if isinstance(col, Column):
-        return col
+    if is_classic_or_connect(col, Column, "pyspark.sql.connect.column"):
+        return col  # type: ignore[return-value]
     raise TypeError(
         f"{name}: col must be a Column or a column name (str), got {type(col).__name__}"
     )

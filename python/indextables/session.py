@@ -19,6 +19,8 @@ __all__ = [
     "REDACTION_KEY",
     "SPARK_SETTINGS",
     "configure_spark",
+    "connect_server_command",
+    "connect_server_settings",
     "jar_path",
 ]
 
@@ -95,6 +97,10 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
         )
     install_exception_mapping()
     options: Mapping[str, object] = getattr(builder, "_options", {})
+    # A Spark Connect client (`builder.remote(...)`) has no JVM of its own: the plugin is the
+    # server's (connect_server_settings), and only the errors' mapping is the client's.
+    if options.get("spark.remote") is not None:
+        return builder
     for key, template in SPARK_SETTINGS.items():
         value = jar_path() if template == _JAR_PLACEHOLDER else template
         if key in _LIST_SETTINGS:
@@ -108,6 +114,32 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     if _CATALOG_KEY not in options:
         builder = builder.config(_CATALOG_KEY, CATALOG_CLASS)
     return builder
+
+
+def connect_server_settings() -> dict[str, str]:
+    """The settings a Spark Connect server needs to serve IndexTables to its clients: the
+    plugin JAR (this package's), the extensions, the session catalog and the redaction of the
+    plugin's secrets, as configure_spark sets them on a classic session."""
+    return {
+        "spark.jars": jar_path(),
+        "spark.sql.extensions": EXTENSIONS_CLASS,
+        _CATALOG_KEY: CATALOG_CLASS,
+        REDACTION_KEY: f"{SPARK_DEFAULT_REDACTION}|{REDACTED_STORAGE_NAMES}",
+    }
+
+
+SPARK_CONNECT_PACKAGE: Final[str] = "org.apache.spark:spark-connect_2.12:3.5.0"
+"""The Spark Connect server of Spark 3.5 (a separate package there; 3.5.0 is the one Maven
+Central serves for 3.5, and it runs on later 3.5 releases)."""
+
+
+def connect_server_command(spark_home: str = "$SPARK_HOME") -> list[str]:
+    """The command that starts a Spark Connect server with the plugin, from a Spark 3.5
+    installation at `spark_home` (Spark's own `sbin/start-connect-server.sh`)."""
+    command = [f"{spark_home}/sbin/start-connect-server.sh", "--packages", SPARK_CONNECT_PACKAGE]
+    for key, value in connect_server_settings().items():
+        command += ["--conf", f"{key}={value}"]
+    return command
 
 
 def _append_to_list(existing: object, value: str) -> str:

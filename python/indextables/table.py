@@ -2,7 +2,8 @@
 
 Modelled on delta-spark's `DeltaTable`. Every method issues the SQL command that SQL users run
 (`DESCRIBE INDEXTABLES HISTORY`, `CHECKPOINT INDEXTABLES`, ...), so the Python API and SQL share
-one implementation on the JVM.
+one implementation on the JVM. Nothing here calls the JVM directly (no py4j): a classic session
+and a Spark Connect session (`SparkSession.builder.remote(...)`) are served alike.
 """
 
 from __future__ import annotations
@@ -10,15 +11,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from pyspark.sql import DataFrame, Row, SparkSession
 
+from indextables._connect import is_classic_or_connect
 from indextables.exceptions import convert_exception
 
 __all__ = ["CompanionStream", "IndexTable"]
-
-_TARGETS = "io.indextables.spark.sql.commands.IndexTablesCommandTarget"
 
 
 class IndexTable:
@@ -44,8 +43,7 @@ class IndexTable:
         """
         if not isinstance(path, str) or not path:
             raise TypeError(f"path must be a non-empty str, got {path!r}")
-        target = _resolve(spark, "forPath", path)
-        return cls(spark, target, path)
+        return cls(spark, _existing(spark, _quoted(path)), path)
 
     @classmethod
     def for_name(cls, spark: SparkSession, name: str) -> IndexTable:
@@ -58,8 +56,8 @@ class IndexTable:
         """
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be a non-empty str, got {name!r}")
-        target = _resolve(spark, "forName", name)
-        return cls(spark, target, None)
+        target = ".".join("`" + p.replace("`", "``") + "`" for p in _name_parts(name))
+        return cls(spark, _existing(spark, target), None)
 
     @property
     def sql_name(self) -> str:
@@ -312,11 +310,15 @@ class CompanionStream:
     def stop(self, timeout: float | None = None) -> None:
         """Stops the stream after the sync it is running, and waits up to `timeout` seconds
         (None: for good) for it to end."""
-        jvm: Any = self._spark.sparkContext._jvm
-        stopper = jvm.io.indextables.spark.sql.commands.BuildCompanionCommand
+        statement = f"STOP INDEXTABLES COMPANION STREAM AT LOCATION {_quoted(self._index)}"
+
+        def stopped() -> bool:
+            (row,) = self._spark.sql(statement).collect()
+            return bool(row["stopped"])
+
         deadline = None if timeout is None else time.monotonic() + timeout
         # The stream registers once its command starts: ask until it has, or has ended.
-        while self._thread.is_alive() and not stopper.stopStream(self._index):
+        while self._thread.is_alive() and not stopped():
             if deadline is not None and time.monotonic() > deadline:
                 return
             self._thread.join(0.1)
@@ -386,20 +388,56 @@ def _identifiers(name: str, values: Sequence[str]) -> str:
     return ", ".join("`" + v.replace("`", "``") + "`" for v in values)
 
 
-def _resolve(spark: SparkSession, method: str, argument: str) -> str:
-    """Resolves a path or name on the JVM as the SQL commands do; returns its SQL form."""
-    if not isinstance(spark, SparkSession):
-        raise TypeError(f"spark must be a pyspark.sql.SparkSession, got {type(spark).__name__}")
-    jvm: Any = spark.sparkContext._jvm
-    targets: Any = jvm
-    for part in _TARGETS.split("."):
-        targets = getattr(targets, part)
+def _existing(spark: SparkSession, target: str) -> str:
+    """`target` (a table's SQL form), once the table is known to exist: the commands' own check
+    of it, through DESCRIBE INDEXTABLES STATE, so that a missing table raises as they do."""
+    if not is_classic_or_connect(spark, SparkSession, "pyspark.sql.connect.session"):
+        raise TypeError(
+            "spark must be a pyspark.sql.SparkSession (classic or Spark Connect), "
+            f"got {type(spark).__name__}"
+        )
     try:
-        target = getattr(targets, method)(spark._jsparkSession, argument)
+        spark.sql(f"DESCRIBE INDEXTABLES STATE {target}").collect()
     except Exception as error:
         _raise_converted(error)
         raise
-    return str(target.sql())
+    return target
+
+
+def _name_parts(name: str) -> list[str]:
+    """The parts of a multi-part name as SQL writes it (`db.logs`, `` `my table` ``, with
+    `` ` `` doubled inside back quotes); raises ValueError for text that is not one."""
+    parts: list[str] = []
+    i, n = 0, len(name)
+    while True:
+        if i < n and name[i] == "`":
+            j, part = i + 1, []
+            while True:
+                if j >= n:
+                    raise ValueError(f"unclosed back quote in the table name {name!r}")
+                if name[j] == "`":
+                    if j + 1 < n and name[j + 1] == "`":
+                        part.append("`")
+                        j += 2
+                        continue
+                    break
+                part.append(name[j])
+                j += 1
+            parts.append("".join(part))
+            i = j + 1
+        else:
+            j = i
+            while j < n and (name[j].isalnum() or name[j] == "_"):
+                j += 1
+            if j == i:
+                raise ValueError(f"{name!r} is not a table name (as SQL writes one: db.table)")
+            parts.append(name[i:j])
+            i = j
+        if i == n:
+            return parts
+        if name[i] != ".":
+            raise ValueError(f"{name!r} is not a table name (as SQL writes one: db.table)")
+        i += 1
 
 
 def _raise_converted(error: Exception) -> None:

@@ -78,6 +78,11 @@ object IndexTablesAggregateStrategy extends SparkStrategy with LocalScanStrategy
     val rows = scan.rows().toSeq.filter(r => keep.forall(_.eval(r))).map(r => project(r).copy())
     // What Spark kept of the filters, checked here: EXPLAIN shows it on the scan's line.
     val checked = condition.fold("")(c => s", Filter: ${c.sql}")
-    IndexTablesLocalScanExec(projectList.map(_.toAttribute), rows, scan.description() + checked)
+    val values = scan.reportDriverMetrics().map(m => m.name -> m.value).toMap
+    IndexTablesLocalScanExec(
+      projectList.map(_.toAttribute),
+      rows,
+      scan.description() + checked,
+      scan.supportedCustomMetrics().toSeq.map(m => m -> values.getOrElse(m.name, 0L)))
   }
 }

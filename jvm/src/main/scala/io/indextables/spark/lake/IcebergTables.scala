@@ -36,15 +36,12 @@ final case class IcebergTableRef(
  */
 object IcebergTables {
 
-  val Format = "iceberg"
+  val Format: String = Libraries.IcebergFormat
 
   /** Ours: how the index finds its Iceberg table again (the table as the BUILD named it). */
   val TableKey = "indextables.companion.icebergTable"
   val CatalogKey = "indextables.companion.icebergCatalog"
   val WarehouseKey = "indextables.companion.icebergWarehouse"
-
-  /** Whether iceberg-spark-runtime is on the class path; without it, an Iceberg source is refused. */
-  def available: Boolean = Libraries.onClassPath("org.apache.iceberg.spark.SparkCatalog")
 
   def configuration(ref: IcebergTableRef): Map[String, String] =
     Map(TableKey -> ref.table) ++ ref.catalog.map(CatalogKey -> _) ++

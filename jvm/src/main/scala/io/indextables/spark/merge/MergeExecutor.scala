@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction._
-import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.util.{JobDescription, SerializableHadoopConf}
 
 /**
  * What one merge did.
@@ -89,10 +89,11 @@ object MergeExecutor {
       settings.tempDirectory
     )
     val sc = spark.sparkContext
-    sc.setJobDescription(s"$operation ${log.tablePath}: ${groups.size} merge groups")
-    val outcomes =
-      try sc.parallelize(groups, groups.size).map(g => SplitMerger.merge(spec, g)).collect().toSeq
-      finally sc.setJobDescription(null)
+    val step = s"merging ${JobDescription.count(groups.map(_.sources.size).sum, "split")} in " +
+      JobDescription.count(groups.size, "group")
+    val outcomes = JobDescription.describing(sc, operation, log.tablePath.toString, step) { _ =>
+      sc.parallelize(groups, groups.size).map(g => SplitMerger.merge(spec, g)).collect().toSeq
+    }
     commit(log, hadoopConf, outcomes, settings, operation, request)
   }
 

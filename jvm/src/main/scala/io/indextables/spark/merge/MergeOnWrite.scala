@@ -111,7 +111,7 @@ object MergeOnWrite {
       else reserve(log.tablePath.toString, committedVersion, groups.size, settings).map { job =>
         val work: Runnable =
           () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
-        if (settings.async) pool.submit(work) else work.run()
+        if (settings.async) pool.submit(detached(spark, work)) else work.run()
         job
       }
     } catch {
@@ -119,6 +119,20 @@ object MergeOnWrite {
         logger.warn(s"Merge on write of ${log.tablePath} did not start: ${e.getMessage}", e)
         None
     }
+
+  /**
+   * `work` as a pool thread runs it: its jobs belong to no SQL execution. A pool thread holds a
+   * copy of the local properties of the thread that created it, a write's, whose SQL execution
+   * has ended since (Spark would list the merge's jobs under it); the description is set by
+   * [[MergeExecutor]] for each merge.
+   */
+  private def detached(spark: SparkSession, work: Runnable): Runnable = () => {
+    SqlExecutionKeys.foreach(spark.sparkContext.setLocalProperty(_, null))
+    work.run()
+  }
+
+  /** Spark's `SQLExecution.EXECUTION_ID_KEY` and `EXECUTION_ROOT_ID_KEY`. */
+  private val SqlExecutionKeys = Seq("spark.sql.execution.id", "spark.sql.execution.root.id")
 
   private def reserve(table: String, version: Long, groups: Int, settings: MergeOnWriteSettings)
       : Option[MergeJob] = synchronized {

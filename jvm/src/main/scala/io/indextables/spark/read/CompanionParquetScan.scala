@@ -6,6 +6,7 @@ import org.apache.spark.paths.SparkPath
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader, PartitionReaderFactory, Scan}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.parquet.hadoop.ParquetInputFormat
@@ -21,6 +22,7 @@ import org.roaringbitmap.RoaringBitmap
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.metrics.ScanMetrics
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, SplitFileGate}
 import io.indextables.spark.transaction.{DeletionVectorDescriptor, TableLayout, TablePaths}
@@ -59,6 +61,7 @@ final case class CompanionParquetGroup(files: Seq[CompanionParquetFile], locatio
  * @param reason         why the scan took this route, for EXPLAIN
  * @param nonNull        columns whose NULL rows the scan drops (IS NOT NULL filters pushed)
  * @param sourceNote     the external source and its version, for EXPLAIN (", source ...")
+ * @param pruning        the splits planning pruned, as the scan's driver metrics
  */
 final class CompanionParquetScan(
     tablePath: String,
@@ -75,7 +78,13 @@ final class CompanionParquetScan(
     timeZone: String,
     reason: String,
     nonNull: Seq[String] = Nil,
-    sourceNote: String = "") extends Scan with Batch {
+    sourceNote: String = "",
+    pruning: Array[CustomTaskMetric] = Array.empty) extends Scan with Batch {
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
+
+  /** What planning pruned; no split is searched on this route (`metrics/ScanMetrics`). */
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = pruning
 
   override def readSchema(): StructType = StructType(readDataSchema ++ readPartitionSchema)
 
@@ -204,7 +213,8 @@ private[read] object CompanionParquetScan {
       table.timeZone,
       reason,
       nonNull.distinct,
-      in.sourceNote
+      in.sourceNote,
+      in.pruning
     )
   }
 }

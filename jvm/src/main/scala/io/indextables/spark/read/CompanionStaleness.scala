@@ -6,7 +6,7 @@ import org.apache.spark.sql.delta.DeltaLog
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.IndexTablesConf
-import io.indextables.spark.lake.IcebergTables
+import io.indextables.spark.lake.{IcebergTables, Libraries}
 import io.indextables.spark.transaction.TableLayout
 
 /**
@@ -30,7 +30,7 @@ private[read] object CompanionStaleness {
         synced <- conf.get(TableLayout.SourceVersionKey).map(_.toLong)
       } {
         val behind = format match {
-          case "delta" =>
+          case Libraries.DeltaFormat =>
             val latest =
               try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
               catch {
@@ -40,7 +40,7 @@ private[read] object CompanionStaleness {
                     "delta-spark (io.delta:delta-spark_2.12)")
               }
             Some(s"version $latest" -> (latest - synced))
-          case IcebergTables.Format =>
+          case Libraries.IcebergFormat =>
             IcebergTables.recorded(conf).map { ref =>
               val spark = SparkSession.active
               val loaded =

@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.Scan
 
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.metrics.ScanTaskCounters
 import io.indextables.spark.read.aggregate.{AggregatePushdown, IndexTables4SparkDriverScan}
 
 /**
@@ -51,13 +52,16 @@ private[read] object DriverSearch {
     val cap = if (certain) bound else maxRows + 1
     val capped = plan.copy(limit = Some(plan.limit.fold(cap)(math.min(_, cap)).toInt))
     val threads = 2 * SparkSession.active.sparkContext.defaultParallelism
-    read(capped, in.splits(None), threads, if (certain) Long.MaxValue else maxRows).map { rows =>
-      new IndexTables4SparkDriverScan(
-        rows,
-        plan.readSchema,
-        s"${IndexTables4SparkScan.pushed(in, plan, in.limit)}, AnsweredOnDriver: true " +
-          s"(${rows.size} rows), Splits: ${kept.size}/${in.files.size}, Tasks: 0"
-      )
+    val counters = ScanTaskCounters.total()
+    read(capped, in.splits(None), threads, if (certain) Long.MaxValue else maxRows, counters).map {
+      rows =>
+        new IndexTables4SparkDriverScan(
+          rows,
+          plan.readSchema,
+          s"${IndexTables4SparkScan.pushed(in, plan, in.limit)}, AnsweredOnDriver: true " +
+            s"(${rows.size} rows), Splits: ${kept.size}/${in.files.size}, Tasks: 0",
+          in.pruning ++ counters.values
+        )
     }
   }
 
@@ -84,30 +88,35 @@ private[read] object DriverSearch {
   /**
    * The rows of `splits` read as `plan` says, on up to `threads` threads, each taking the next
    * unread split; None as soon as more than `maxRows` match (no row of a split is fetched
-   * before its matches are counted).
+   * before its matches are counted). The threads count what they did into `counters`.
    */
   private def read(
       plan: ReadPlan,
       splits: Seq[SplitInputPartition],
       threads: Int,
-      maxRows: Long): Option[Seq[InternalRow]] = {
+      maxRows: Long,
+      counters: ScanTaskCounters): Option[Seq[InternalRow]] = {
     val unread = new ConcurrentLinkedQueue[SplitInputPartition](splits.asJava)
     val matched = new AtomicLong()
     val perThread = DriverThreads.workers(math.min(threads, splits.size)) {
       val rows = ArrayBuffer.empty[InternalRow]
-      var split = unread.poll()
-      while (split != null && matched.get() <= maxRows) {
-        val reader = new IndexTables4SparkPartitionReader(plan, split)
-        try {
-          if (matched.addAndGet(reader.rowCount.toLong) <= maxRows) {
-            while (reader.next()) rows += reader.get()
-          }
-        } finally reader.close()
-        split = unread.poll()
-      }
-      rows
+      val mine = ScanTaskCounters.reading()
+      try {
+        var split = unread.poll()
+        while (split != null && matched.get() <= maxRows) {
+          val reader = new IndexTables4SparkPartitionReader(plan, split, mine)
+          try {
+            if (matched.addAndGet(reader.rowCount.toLong) <= maxRows) {
+              while (reader.next()) rows += reader.get()
+            }
+          } finally reader.close()
+          split = unread.poll()
+        }
+      } finally mine.close()
+      (rows, mine)
     }
-    if (matched.get() > maxRows) None else Some(perThread.flatten)
+    perThread.foreach(t => counters.add(t._2))
+    if (matched.get() > maxRows) None else Some(perThread.flatMap(_._1))
   }
 }
 

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.metrics.ScanTaskCounters
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.storage.SplitFileGate
 import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, SplitSearcher}
@@ -21,7 +22,10 @@ import io.indextables.tantivy4java.split.{SplitMatchAllQuery, SplitParsedQuery, 
  * ([[Ranking]]). Runs on an executor, on one
  * thread; borrows its searcher (see [[SplitSearchEngine.borrow]]) and gives it back in `close`.
  */
-final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPartition)
+final class IndexTables4SparkPartitionReader(
+    plan: ReadPlan,
+    split: SplitInputPartition,
+    counters: ScanTaskCounters)
     extends PartitionReader[InternalRow] {
 
   // From the split's local copy to the searcher's return: FLUSH DISK CACHE waits for it.
@@ -53,6 +57,8 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     case Some(r) => (r.addresses.map(a => (a >>> 32).toInt), r.addresses.map(_.toInt))
     case None => search()
   })
+  counters.splitsSearched += 1
+  counters.documentsMatched += docIds.length
   // The rows' scores (NaN: NULL), when the scan reads `_score`.
   private lazy val scores: Array[Float] = split.ranked.map(_.scores).getOrElse(scoresOfHits())
   private var position = 0
@@ -73,8 +79,8 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
   private def scoresOfHits(): Array[Float] =
     (variant.scoreQueryJson, plan.scoring) match {
       case (Some(q), Some(stats)) if docIds.nonEmpty =>
-        val scored = RankedSplits.withIndex(plan, split)(i =>
-          RankedSplits.ranked(split, q)(i.scoreAll(q, Ranking.statisticsOf(stats))))
+        val scored = counters.timed(RankedSplits.withIndex(plan, split)(i =>
+          RankedSplits.ranked(split, q)(i.scoreAll(q, Ranking.statisticsOf(stats)))))
         Ranking.lookup(scored.addresses, scored.scores, segments, docIds)
       case _ => Array.fill(docIds.length)(Float.NaN)
     }
@@ -102,7 +108,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     val wanted = deleted.fold(limit.toLong)(d => limit + d.getLongCardinality)
       .min(docs).min(Int.MaxValue).toInt
     val result =
-      try searcher.search(LeafCacheBypass.query(plan, query), wanted)
+      try counters.timed(searcher.search(LeafCacheBypass.query(plan, query), wanted))
       catch {
         case e: Exception =>
           healthy = false
@@ -116,7 +122,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
 
   override def next(): Boolean = {
     while (!buffer.hasNext && position < docIds.length) fetchBatch()
-    if (buffer.hasNext) { current = buffer.next(); true }
+    if (buffer.hasNext) { current = buffer.next(); counters.rowsReturned += 1; true }
     else false
   }
 
@@ -132,7 +138,7 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
       Array.fill[InternalRow](ids.length)(newRow())
     } else {
       val bytes =
-        try NativeDocs.projected(searcher, segs, ids, fieldNames, split.companion)
+        try counters.timed(NativeDocs.projected(searcher, segs, ids, fieldNames, split.companion))
         catch {
           case e: Exception =>
             healthy = false
@@ -172,5 +178,8 @@ final class IndexTables4SparkPartitionReader(plan: ReadPlan, split: SplitInputPa
     try {
       if (healthy) SplitSearchEngine.giveBack(checked, split, plan, searcher)
       else searcher.close()
-    } finally use.end()
+    } finally {
+      use.end()
+      counters.settle()
+    }
 }

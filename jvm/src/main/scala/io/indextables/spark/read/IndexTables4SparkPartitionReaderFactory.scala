@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 
+import io.indextables.spark.metrics.ScanTaskCounters
 import io.indextables.spark.read.aggregate.{IndexTables4SparkAggregateReader, PartialAggregator}
 
 /**
@@ -28,9 +29,10 @@ final class IndexTables4SparkPartitionReaderFactory(plan: ReadPlan) extends Part
       case _ => new SplitGroupReader(partition.asInstanceOf[SplitGroup], readerFor)
     }
 
-  private def readerFor(split: SplitInputPartition): PartitionReader[InternalRow] =
+  private def readerFor(split: SplitInputPartition, counters: ScanTaskCounters)
+      : PartitionReader[InternalRow] =
     plan.aggregate match {
-      case Some(agg) => new IndexTables4SparkAggregateReader(plan, split, agg)
-      case None => new IndexTables4SparkPartitionReader(plan, split)
+      case Some(agg) => new IndexTables4SparkAggregateReader(plan, split, agg, counters)
+      case None => new IndexTables4SparkPartitionReader(plan, split, counters)
     }
 }

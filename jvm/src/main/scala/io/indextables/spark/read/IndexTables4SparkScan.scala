@@ -1,12 +1,14 @@
 package io.indextables.spark.read
 
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference}
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, SupportsRuntimeFiltering}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.{Filter, In}
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.metrics.ScanMetrics
 import io.indextables.spark.read.aggregate.AggregatePlan
 import io.indextables.spark.schema.IndexKind
 import io.indextables.spark.transaction.Snapshot
@@ -97,6 +99,10 @@ final class IndexTables4SparkScan private (
       RuntimeFiltering.narrowed.incrementAndGet()
     }
   }
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = in.pruning
 
   override def description(): String =
     s"${IndexTables4SparkScan.pushed(in, plan, in.limit)}, " +

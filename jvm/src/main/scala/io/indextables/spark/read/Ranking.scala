@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.expressions.{NamedReference, NullOrdering, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.read.Scan
 
+import io.indextables.spark.metrics.ScanTaskCounters
 import io.indextables.spark.rank.{RankedIndex, RankStatistics}
 import io.indextables.spark.read.aggregate.IndexTables4SparkDriverScan
 import io.indextables.spark.util.BoundedCache
@@ -231,7 +232,9 @@ private[read] object Ranking {
 
   /** One split's best rows: every row the scan's query matches, scored, the best kept. */
   private def scoredBest(plan: ReadPlan, split: SplitInputPartition, topN: TopN): RankedHits = {
-    val reader = new IndexTables4SparkPartitionReader(plan.copy(limit = None), split)
+    // Planning work, which no scan reports.
+    val reader =
+      new IndexTables4SparkPartitionReader(plan.copy(limit = None), split, ScanTaskCounters.total())
     val hits =
       try reader.scoredHits()
       finally reader.close()
@@ -273,20 +276,28 @@ private[read] object Ranking {
     val plan = in.readPlan(None)
     val selected = select(in, plan, topN)
     if (topN.onDriver) {
-      val rows: Seq[Seq[InternalRow]] = DriverThreads.map(selected, threads) { s =>
-        val reader = new IndexTables4SparkPartitionReader(plan, s)
-        try {
-          val out = Seq.newBuilder[InternalRow]
-          while (reader.next()) out += reader.get()
-          out.result()
-        } finally reader.close()
-      }
+      val read: Seq[(Seq[InternalRow], ScanTaskCounters)] =
+        DriverThreads.map(selected, threads) { s =>
+          val counters = ScanTaskCounters.reading()
+          try {
+            val reader = new IndexTables4SparkPartitionReader(plan, s, counters)
+            try {
+              val out = Seq.newBuilder[InternalRow]
+              while (reader.next()) out += reader.get()
+              (out.result(), counters)
+            } finally reader.close()
+          } finally counters.close()
+        }
+      val rows = read.map(_._1)
+      val counters = ScanTaskCounters.total()
+      read.foreach(r => counters.add(r._2))
       val ordered = order(selected).map { case (i, j) => rows(i)(j) }
       new IndexTables4SparkDriverScan(
         ordered,
         plan.readSchema,
         s"${IndexTables4SparkScan.pushed(in, plan, None)}, AnsweredOnDriver: true " +
-          s"(${ordered.size} rows), Splits: ${selected.size}/${in.files.size}, Tasks: 0"
+          s"(${ordered.size} rows), Splits: ${selected.size}/${in.files.size}, Tasks: 0",
+        in.pruning ++ counters.values
       )
     } else
       IndexTables4SparkScan.plan(in.copy(selected = Some(selected), scored = plan.scoring), None)

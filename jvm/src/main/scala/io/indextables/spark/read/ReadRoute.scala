@@ -2,11 +2,13 @@ package io.indextables.spark.read
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.Scan
 import org.apache.spark.sql.sources.IsNotNull
 import org.apache.spark.sql.types.{StringType, StructType}
 
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.metrics.ScanMetrics
 import io.indextables.spark.read.aggregate.{AggregatePlan, DriverAggregate, LogAggregate}
 import io.indextables.spark.transaction.{AddAction, TableLayout, TablePaths}
 import io.indextables.spark.util.SerializableHadoopConf
@@ -118,6 +120,19 @@ private[read] final case class ScanInputs(
 
   /** The external source a companion index reflects, and its version, for the plan. */
   def sourceNote: String = TableLayout.sourceOf(snapshot).fold("")(s => s", source $s")
+
+  /**
+   * What planning decided, as the scan's driver metrics (`metrics/ScanMetrics`): the splits of
+   * the snapshot, and those partition values and min/max statistics pruned. A snapshot read
+   * through an Avro state whose manifests its partition bounds skipped, not loaded whole, counts
+   * the splits of the manifests it read.
+   */
+  lazy val pruning: Array[CustomTaskMetric] = {
+    val inSnapshot = if (snapshot.filesLoaded) snapshot.numFiles.toLong else files.size.toLong
+    val afterPartitions =
+      files.count(a => table.pruner.mayMatchPartition(a.partitionValues, filters.filters))
+    ScanMetrics.driver(inSnapshot, afterPartitions.toLong, kept.size.toLong)
+  }
 
   /** Whether the scan reads every column its pushed IS NOT NULL filters name. */
   def nonNullRead: Boolean = filters.pushed.forall {

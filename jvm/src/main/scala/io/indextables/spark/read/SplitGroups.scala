@@ -1,7 +1,10 @@
 package io.indextables.spark.read
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader}
+
+import io.indextables.spark.metrics.ScanTaskCounters
 
 /**
  * The splits one read task searches, one after the other, and where Spark should run it: the
@@ -73,9 +76,11 @@ object SplitGroups {
  */
 final class SplitGroupReader(
     group: SplitGroup,
-    open: SplitInputPartition => PartitionReader[InternalRow])
+    open: (SplitInputPartition, ScanTaskCounters) => PartitionReader[InternalRow])
     extends PartitionReader[InternalRow] {
 
+  // Closed with the reader: Spark reads the metrics before it closes a task's reader.
+  private val counters = ScanTaskCounters.reading()
   private val pending = group.splits.iterator
   private var current: PartitionReader[InternalRow] = _
 
@@ -84,15 +89,20 @@ final class SplitGroupReader(
       if (current != null && current.next()) return true
       if (current != null) { current.close(); current = null }
       if (!pending.hasNext) return false
-      current = open(pending.next())
+      current = open(pending.next(), counters)
     }
     false
   }
 
   override def get(): InternalRow = current.get()
 
-  override def close(): Unit = if (current != null) {
-    try current.close()
-    finally current = null
-  }
+  /** What the task's readers did so far: the scan's task metrics (see `metrics/ScanMetrics`). */
+  override def currentMetricsValues(): Array[CustomTaskMetric] = counters.values
+
+  override def close(): Unit =
+    try if (current != null) current.close()
+    finally {
+      current = null
+      counters.close()
+    }
 }

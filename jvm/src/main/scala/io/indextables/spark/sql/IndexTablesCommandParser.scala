@@ -21,6 +21,7 @@ object IndexTablesCommandParser {
     """purge\s+(indextable|indextables|tantivy4spark)\b""",
     """repair\s+indexfiles\b""",
     """build\s+(indextables|tantivy4spark)\s+companion\b""",
+    """stop\s+(indextables|tantivy4spark)\s+companion\b""",
     """merge\s+splits\b"""
   ).mkString("^(", "|", ").*").r
 

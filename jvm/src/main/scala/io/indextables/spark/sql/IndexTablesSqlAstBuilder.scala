@@ -104,6 +104,9 @@ class IndexTablesSqlAstBuilder extends IndexTablesSqlBaseBaseVisitor[AnyRef] {
       IndexTablesSqlAstBuilder.unquote(ctx.source.getText),
       IndexTablesSqlAstBuilder.unquote(ctx.destination.getText))
 
+  override def visitStopCompanionStream(ctx: StopCompanionStreamContext): LogicalPlan =
+    StopCompanionStreamCommand(IndexTablesSqlAstBuilder.unquote(ctx.location.getText))
+
   override def visitBuildCompanion(ctx: BuildCompanionContext): LogicalPlan = {
     val clauses = ctx.buildClause().asScala.toSeq
     clauses.collectFirst { case u: UnknownBuildClauseContext => u }.foreach { u =>

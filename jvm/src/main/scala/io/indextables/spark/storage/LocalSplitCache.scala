@@ -11,6 +11,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.conf.Configuration
 
 import io.indextables.spark.config.IndexTablesConf
+import io.indextables.spark.metrics.StorageBytes
 
 /**
  * Local copies of split files from stores that tantivy4java cannot read itself (Azure, HDFS),
@@ -86,6 +87,7 @@ object LocalSplitCache {
         val temp = new File(settings.directory, s".$name.${java.util.UUID.randomUUID()}.tmp")
         try {
           fetch(temp)
+          StorageBytes.copied.addAndGet(temp.length())
           Files.move(temp.toPath, target.toPath, StandardCopyOption.ATOMIC_MOVE)
         } finally temp.delete()
         evict(settings, keep = target)

@@ -1,6 +1,6 @@
 package io.indextables.spark.sync
 
-import java.util.UUID
+import java.util.{Locale, UUID}
 
 import scala.util.Try
 
@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction._
-import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.util.{JobDescription, SerializableHadoopConf}
 
 /**
  * What one build did (or, for a dry run, would do).
@@ -69,10 +69,29 @@ object CompanionSync {
       request: CompanionBuildRequest,
       hadoopConf: Configuration,
       statsTruncateAt: Int): SyncResult = {
+    val base = if (log.exists) Some(log.snapshot()) else None
+    // Before the source's root is asked for: an Iceberg source loads its table for it.
+    base.foreach(checkTarget(log.tablePath.toString, source, _))
+    // The jobs of a build: the source's listing (Delta's own jobs among them), then indexing.
+    val operation = s"$Operation FOR ${source.format.toUpperCase(Locale.ROOT)}" +
+      (if (request.pollIntervalMs.isDefined) " (streaming)" else "")
+    val table = s"${source.root} AT ${log.tablePath}"
+    JobDescription.describing(spark.sparkContext, operation, table, "listing the source") {
+      steps => sync(spark, log, base, source, request, hadoopConf, statsTruncateAt, steps)
+    }
+  }
+
+  private def sync(
+      spark: SparkSession,
+      log: TransactionLog,
+      base: Option[Snapshot],
+      source: CompanionSource,
+      request: CompanionBuildRequest,
+      hadoopConf: Configuration,
+      statsTruncateAt: Int,
+      steps: JobDescription.Steps): SyncResult = {
     val start = System.currentTimeMillis()
     val index = log.tablePath.toString
-    val base = if (log.exists) Some(log.snapshot()) else None
-    base.foreach(checkTarget(index, source, _))
     checkOutside(index, log.tablePath, source.root)
     val listing = source.listSince(base.flatMap(previousSync(_, request)))
     val timeZone = spark.sessionState.conf.sessionLocalTimeZone
@@ -185,7 +204,10 @@ object CompanionSync {
       // A table's files written before it gained a column lack it.
       mayLackColumns = listing.dataSchema.isDefined
     )
-    val outcomes = indexAll(spark, spec, plan.groups, s"$Operation $index over ${source.root}")
+    steps.step(s"indexing ${JobDescription.count(plan.files.size, "Parquet file")} into " +
+      JobDescription.count(plan.groups.size, "split"))
+    val outcomes = indexAll(spark, spec, plan.groups)
+    steps.step("applying the source's deletions and committing")
     val indexed = outcomes.collect { case i: IndexOutcome.Indexed => i }
     outcomes.collectFirst { case f: IndexOutcome.Failed => f }.foreach { f =>
       delete(log, hadoopConf, indexed.map(_.add.path))
@@ -232,19 +254,11 @@ object CompanionSync {
     result("success", Some(version), adds, summary)
   }
 
-  private def indexAll(
-      spark: SparkSession,
-      spec: IndexTaskSpec,
-      groups: Seq[IndexGroup],
-      description: String): Seq[IndexOutcome] =
+  private def indexAll(spark: SparkSession, spec: IndexTaskSpec, groups: Seq[IndexGroup])
+      : Seq[IndexOutcome] =
     if (groups.isEmpty) Nil
-    else {
-      val sc = spark.sparkContext
-      sc.setJobDescription(s"$description: ${groups.size} splits")
-      try sc.parallelize(groups, groups.size).flatMap(CompanionIndexer.index(spec, _)).collect()
-          .toSeq
-      finally sc.setJobDescription(null)
-    }
+    else spark.sparkContext.parallelize(groups, groups.size)
+      .flatMap(CompanionIndexer.index(spec, _)).collect().toSeq
 
   /**
    * What the index knew of every source file at its last sync, when that sync saw every file

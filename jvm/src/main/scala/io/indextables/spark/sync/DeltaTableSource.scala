@@ -19,7 +19,7 @@ import io.indextables.spark.storage.LogStore
 
 /**
  * A Delta Lake table, read through Delta's own snapshot API (delta-spark, the user's, on the
- * class path when their tables are Delta tables; see [[DeltaTableSource.available]]): its live
+ * class path when their tables are Delta tables; see [[io.indextables.spark.lake.Libraries.deltaAvailable]]): its live
  * files at its latest version, or at `version`, their partition values typed by the table's
  * schema, and their deletion vectors. Nothing of the table's log is parsed here. Driver side.
  *
@@ -206,8 +206,5 @@ final class DeltaTableSource(
 
 object DeltaTableSource {
 
-  val Format = "delta"
-
-  /** Whether delta-spark is on the class path; without it, a Delta source is refused. */
-  def available: Boolean = Libraries.onClassPath("org.apache.spark.sql.delta.DeltaLog")
+  val Format: String = Libraries.DeltaFormat
 }

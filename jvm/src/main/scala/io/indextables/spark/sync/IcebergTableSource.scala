@@ -21,7 +21,7 @@ import io.indextables.spark.storage.LogStore
 
 /**
  * An Apache Iceberg table, read through Iceberg's own API (iceberg-spark-runtime, the user's,
- * on the class path when their tables are Iceberg tables; see [[io.indextables.spark.lake.IcebergTables.available]]):
+ * on the class path when their tables are Iceberg tables; see [[io.indextables.spark.lake.Libraries.icebergAvailable]]):
  * the live data files of its current snapshot, or of `snapshotId` (FROM SNAPSHOT), planned by a
  * table scan, each with the delete files that apply to it. Nothing of the table's metadata is
  * parsed here. Driver side.

@@ -102,6 +102,15 @@ class IndexTablesCommandParserSuite extends AnyFunSuite {
     intercept[IndexTablesException](parser.parsePlan("REPAIR INDEXFILES TRANSACTION LOG '/t'"))
   }
 
+  test("STOP INDEXTABLES COMPANION STREAM names the index") {
+    assert(
+      parser.parsePlan("stop indextables companion stream at location '/idx'") ===
+        StopCompanionStreamCommand("/idx"))
+    intercept[IndexTablesException](parser.parsePlan("STOP INDEXTABLES COMPANION STREAM '/idx'"))
+    // Not ours: Spark's parser reports it.
+    assert(!IndexTablesCommandParser.isCommand("STOP STREAMING"))
+  }
+
   test("BUILD INDEXTABLES COMPANION with every clause, before or after AT LOCATION") {
     def build(sql: String) = parser.parsePlan(sql).asInstanceOf[BuildCompanionCommand]
     assert(build("BUILD INDEXTABLES COMPANION FOR PARQUET '/src' AT LOCATION '/idx'") ==

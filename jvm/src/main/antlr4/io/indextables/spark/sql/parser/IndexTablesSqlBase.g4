@@ -49,6 +49,8 @@ statement
     | BUILD indexTables COMPANION FOR format=identifier source=STRING
         buildClause* AT LOCATION location=STRING buildClause* (DRY RUN)?
                                                            #buildCompanion
+    | STOP indexTables COMPANION STREAM AT LOCATION location=STRING
+                                                           #stopCompanionStream
     ;
 
 // A clause of BUILD INDEXTABLES COMPANION, before or after AT LOCATION. A clause that starts
@@ -141,7 +143,7 @@ nonReserved
     | PARTITIONS | FROM | WHERE | TRUNCATE | TIME | TRAVEL | REPAIR | INDEXFILES | AT | LOCATION
     | BUILD | COMPANION | EXCLUDE | COLUMNS | INDEXING | MODES | FASTFIELDS | MODE | INPUT | WRITER
     | HEAP | VERSION | SNAPSHOT | CATALOG | WAREHOUSE | STREAMING | POLL | INTERVAL | SECONDS
-    | MINUTES
+    | MINUTES | STOP | STREAM
     ;
 
 CHECKPOINT: C H E C K P O I N T;
@@ -208,6 +210,8 @@ COMPANION: C O M P A N I O N;
 VERSION: V E R S I O N;
 SNAPSHOT: S N A P S H O T;
 STREAMING: S T R E A M I N G;
+STOP: S T O P;
+STREAM: S T R E A M;
 POLL: P O L L;
 INTERVAL: I N T E R V A L;
 SECONDS: S E C O N D S;

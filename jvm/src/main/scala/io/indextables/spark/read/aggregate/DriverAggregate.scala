@@ -10,10 +10,12 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggregation, Avg, Count, Sum}
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.metrics.{ScanMetrics, ScanTaskCounters}
 import io.indextables.spark.read.{DriverThreads, ReadPlan, ScanInputs, SplitInputPartition}
 
 /**
@@ -51,34 +53,44 @@ final case class DriverAggregate(
    */
   private[read] def scan(in: ScanInputs): Scan = {
     val threads = 2 * SparkSession.active.sparkContext.defaultParallelism
-    val rows = run(in.readPlan(Some(plan)), in.splits(Some(plan)), threads)
+    val counters = ScanTaskCounters.total()
+    val rows = run(in.readPlan(Some(plan)), in.splits(Some(plan)), threads, counters)
     new IndexTables4SparkDriverScan(
       rows,
       schema,
-      s"${in.header}, $describe, Splits: ${in.kept.size}/${in.files.size}, Tasks: 0")
+      s"${in.header}, $describe, Splits: ${in.kept.size}/${in.files.size}, Tasks: 0",
+      in.pruning ++ counters.values)
   }
 
   /**
    * The final rows over `splits` (read as `read` plans them), one per group, read by up to
-   * `threads` threads.
+   * `threads` threads, which count what they did into `counters`.
    */
-  def run(read: ReadPlan, splits: Seq[SplitInputPartition], threads: Int): Seq[InternalRow] = {
+  def run(
+      read: ReadPlan,
+      splits: Seq[SplitInputPartition],
+      threads: Int,
+      counters: ScanTaskCounters): Seq[InternalRow] = {
     // Each thread takes the next unread split until none is left, and merges its partial rows
     // as they come, so merging overlaps the native work; the threads' few groups are merged at
     // the end.
     val unread = new ConcurrentLinkedQueue[SplitInputPartition](splits.asJava)
     val perThread = DriverThreads.workers(math.min(threads, splits.size)) {
       val merged = new Merged(plan)
-      var split = unread.poll()
-      while (split != null) {
-        val reader = new IndexTables4SparkAggregateReader(read, split, plan)
-        try while (reader.next()) merged.add(reader.get())
-        finally reader.close()
-        split = unread.poll()
-      }
-      merged
+      val mine = ScanTaskCounters.reading()
+      try {
+        var split = unread.poll()
+        while (split != null) {
+          val reader = new IndexTables4SparkAggregateReader(read, split, plan, mine)
+          try while (reader.next()) merged.add(reader.get())
+          finally reader.close()
+          split = unread.poll()
+        }
+      } finally mine.close()
+      (merged, mine)
     }
-    val merged = perThread.reduceOption(_ addAll _).getOrElse(new Merged(plan)).groups
+    perThread.foreach(t => counters.add(t._2))
+    val merged = perThread.map(_._1).reduceOption(_ addAll _).getOrElse(new Merged(plan)).groups
     val groups = plan.groupBy.size
     // Without groups there is one row even over no split: COUNT 0, the others NULL.
     if (merged.isEmpty && groups == 0) merged(Nil) = PartialAggregator.empty(plan.metrics)
@@ -158,9 +170,15 @@ private final class Merged(plan: AggregatePlan) {
 }
 
 /** The final rows of an aggregation the driver answered, as a local scan (no task). */
-final class IndexTables4SparkDriverScan(rowsOut: Seq[InternalRow], schema: StructType, desc: String)
+final class IndexTables4SparkDriverScan(
+    rowsOut: Seq[InternalRow],
+    schema: StructType,
+    desc: String,
+    metrics: Array[CustomTaskMetric])
     extends LocalScan {
   override def description(): String = desc
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics
   override def rows(): Array[InternalRow] = rowsOut.toArray
   override def readSchema(): StructType = schema
 }

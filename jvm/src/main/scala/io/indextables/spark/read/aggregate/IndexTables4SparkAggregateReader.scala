@@ -21,6 +21,7 @@ import io.indextables.spark.config.IndexTablesConf
 import io.indextables.spark.read.aggregate.PushedMetric._
 import io.indextables.spark.schema.PartitionValues
 import io.indextables.spark.exceptions.IndexTablesException
+import io.indextables.spark.metrics.ScanTaskCounters
 import io.indextables.spark.schema.{IndexKind, IndexedField, IntegerTypes}
 import io.indextables.spark.storage.{SplitFileGate, StorageConf}
 import io.indextables.tantivy4java.aggregation.{AggregationResult, CountAggregation, CountResult, DateHistogramAggregation, DateHistogramResult, HistogramAggregation, HistogramResult, RangeAggregation, RangeResult, StatsAggregation, StatsResult, TermsAggregation, TermsResult}
@@ -54,7 +55,8 @@ import io.indextables.tantivy4java.split.{SplitAggregation, SplitBooleanQuery, S
 final class IndexTables4SparkAggregateReader(
     plan: ReadPlan,
     split: SplitInputPartition,
-    agg: AggregatePlan)
+    agg: AggregatePlan,
+    counters: ScanTaskCounters)
     extends PartitionReader[InternalRow] {
   import IndexTables4SparkAggregateReader._
 
@@ -103,12 +105,16 @@ final class IndexTables4SparkAggregateReader(
 
   // A failed native call leaves the searcher to be closed, not kept for later reads.
   private lazy val rows: Iterator[InternalRow] =
-    try compute().iterator
-    catch { case e: Throwable => healthy = false; throw e }
+    try {
+      val computed = compute()
+      counters.splitsSearched += 1
+      computed.iterator
+    } catch { case e: Throwable => healthy = false; throw e }
   private var current: InternalRow = _
 
-  override def next(): Boolean = if (rows.hasNext) { current = rows.next(); true }
-  else false
+  override def next(): Boolean =
+    if (rows.hasNext) { current = rows.next(); counters.rowsReturned += 1; true }
+    else false
 
   override def get(): InternalRow = current
 
@@ -321,7 +327,7 @@ final class IndexTables4SparkAggregateReader(
     else {
       val (sent, original) = LeafCacheBypass.names(plan, aggs)
       val result =
-        try searcher.aggregate(q, sent.asJava)
+        try counters.timed(searcher.aggregate(q, sent.asJava))
         catch {
           case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
         }
@@ -589,7 +595,7 @@ final class IndexTables4SparkAggregateReader(
         return f(new Array[Int](ids.length), ids)
       }
     val result =
-      try searcher.search(LeafCacheBypass.query(plan, q), limit)
+      try counters.timed(searcher.search(LeafCacheBypass.query(plan, q), limit))
       catch {
         case e: Exception => throw IndexTablesErrors.searchFailed(split.path, q.toQueryAstJson, e)
       }
@@ -620,7 +626,10 @@ final class IndexTables4SparkAggregateReader(
     try searcherOpt.foreach { s =>
         if (healthy) SplitSearchEngine.giveBack(checked, split, plan, s) else s.close()
       }
-    finally use.end()
+    finally {
+      use.end()
+      counters.settle()
+    }
 }
 
 object IndexTables4SparkAggregateReader {

@@ -6,10 +6,12 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.connector.expressions.aggregate.{Aggregation, CountStar, Max, Min}
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.metrics.ScanMetrics
 import io.indextables.spark.read.ScanInputs
 import io.indextables.spark.schema.{IntegerTypes, PartitionValues}
 import io.indextables.spark.stats.StatsValues
@@ -41,7 +43,8 @@ final case class LogAggregate(
   /** The log-answered route's scan: the final rows, returned by the driver (no task). */
   private[read] def scan(in: ScanInputs): Scan = new IndexTables4SparkLogScan(
     this,
-    s"${in.header}, $describe, Splits: ${in.kept.size}/${in.files.size}, Tasks: 0")
+    s"${in.header}, $describe, Splits: ${in.kept.size}/${in.files.size}, Tasks: 0",
+    in.pruning)
 }
 
 object LogAggregate {
@@ -156,8 +159,15 @@ object LogAggregate {
  * as a local relation (with the extensions, [[LogAggregate]]'s rows
  * are returned by the driver without a task). `description` says what was pushed.
  */
-final class IndexTables4SparkLogScan(val answer: LogAggregate, desc: String) extends LocalScan {
+final class IndexTables4SparkLogScan(
+    val answer: LogAggregate,
+    desc: String,
+    metrics: Array[CustomTaskMetric])
+    extends LocalScan {
   override def description(): String = desc
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
+  // What planning pruned: no split is searched, the log answers.
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics
   override def rows(): Array[InternalRow] = answer.rows.toArray
   override def readSchema(): StructType = answer.schema
 }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{ConfEntry, IndexTablesConf}
 import io.indextables.spark.core.TableLogResolver
-import io.indextables.spark.lake.{IcebergTableRef, IcebergTables}
+import io.indextables.spark.lake.{IcebergTableRef, Libraries}
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.sync._
 import io.indextables.spark.write.CompanionWrite
@@ -131,12 +131,12 @@ case class BuildCompanionCommand(
     val sqlConf = spark.sessionState.conf
     def root = LogStore.qualify(new Path(source), hadoopConf)
     request.sourceFormat match {
-      case DeltaTableSource.Format =>
-        if (!DeltaTableSource.available) throw IndexTablesErrors
+      case Libraries.DeltaFormat =>
+        if (!Libraries.deltaAvailable) throw IndexTablesErrors
           .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
         new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
-      case IcebergTables.Format =>
-        if (!IcebergTables.available) throw IndexTablesErrors.companionSourceLibraryMissing(
+      case Libraries.IcebergFormat =>
+        if (!Libraries.icebergAvailable) throw IndexTablesErrors.companionSourceLibraryMissing(
           "iceberg",
           "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
         new IcebergTableSource(
@@ -175,7 +175,7 @@ object BuildCompanionCommand {
       dryRun: Boolean,
       defaultHeapSize: Long): CompanionBuildRequest = {
     val format = sourceFormat.toLowerCase(Locale.ROOT)
-    if (!Set("parquet", DeltaTableSource.Format, IcebergTables.Format).contains(format))
+    if (!Set("parquet", Libraries.DeltaFormat, Libraries.IcebergFormat).contains(format))
       throw IndexTablesErrors.companionInvalidOption(
         "source format",
         sourceFormat,
@@ -187,10 +187,10 @@ object BuildCompanionCommand {
         v,
         s"a clause of FOR ${of.toUpperCase(Locale.ROOT)} only")
     }
-    only("FROM VERSION", options.fromVersion, DeltaTableSource.Format)
-    only("FROM SNAPSHOT", options.fromSnapshot, IcebergTables.Format)
-    only("CATALOG", options.catalog, IcebergTables.Format)
-    only("WAREHOUSE", options.warehouse, IcebergTables.Format)
+    only("FROM VERSION", options.fromVersion, Libraries.DeltaFormat)
+    only("FROM SNAPSHOT", options.fromSnapshot, Libraries.IcebergFormat)
+    only("CATALOG", options.catalog, Libraries.IcebergFormat)
+    only("WAREHOUSE", options.warehouse, Libraries.IcebergFormat)
     if (options.catalog.isDefined && options.warehouse.isDefined) throw IndexTablesErrors
       .companionInvalidOption(
         "WAREHOUSE",
