@@ -31,7 +31,8 @@ object NativeLibrary {
 
   private lazy val copiesRemoved: Int = {
     Class.forName("io.indextables.tantivy4java.core.Tantivy", true, getClass.getClassLoader)
-    removeLoadedCopies(new File("/proc/self/maps"))
+    // A failed clean-up (an unreadable temporary directory) must never fail the read or write.
+    Try(removeLoadedCopies(new File("/proc/self/maps"))).getOrElse(0)
   }
 
   /**
@@ -48,17 +49,16 @@ object NativeLibrary {
   private[util] def removeLoadedCopies(maps: File): Int =
     if (!maps.canRead) 0
     else {
-      val tmp = Try(new File(System.getProperty("java.io.tmpdir")).getCanonicalFile).toOption
+      val tmp = new File(System.getProperty("java.io.tmpdir")).getCanonicalFile
       val source = scala.io.Source.fromFile(maps, "UTF-8")
       val mapped =
-        try source.getLines().map(_.trim).filter(_.endsWith(LibraryName)).toList
+        try source.getLines().map(_.trim).filter(l => l.endsWith(LibraryName) && l.contains('/'))
+            .map(l => new File(l.substring(l.indexOf('/')))).toList.distinct
         finally source.close()
-      val copies = mapped
-        .flatMap(line => Option(line.indexOf('/')).filter(_ >= 0).map(line.substring))
-        .distinct
-        .map(new File(_))
-        .filter(f => f.getName.startsWith(CopyPrefix) && f.getName != LibraryName)
-        .filter(f => tmp.forall(t => Try(f.getParentFile.getCanonicalFile == t).getOrElse(false)))
+      val copies = mapped.filter { f =>
+        f.getName.startsWith(CopyPrefix) && f.getName != LibraryName &&
+        f.getParentFile.getCanonicalFile == tmp
+      }
       copies.count { f =>
         val deleted = Try(Files.deleteIfExists(Paths.get(f.getPath))).getOrElse(false)
         if (deleted) logger.debug(s"Deleted tantivy4java's temporary copy of its library: $f")
