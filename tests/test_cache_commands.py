@@ -291,6 +291,42 @@ def test_disk_cache_fills_from_s3_reads_and_flush_empties_it(
     assert any(p.is_file() for p in disk.rglob("*"))
 
 
+def test_flush_disk_cache_leaves_reads_through_every_other_manager_right(
+    spark: SparkSession,
+    s3_table: tuple[str, str],
+    tmp_path: Path,
+    logs_table: str,
+    logs_parquet: DataFrame,
+) -> None:
+    """FLUSH DISK CACHE closes the disk-cached managers, and tantivy4java may then clear its
+    process-wide caches (split schemas, searcher contexts). A local table read through a manager
+    without a disk cache, before and after the flush, must answer as Parquet does; the leaf-search
+    cache is bypassed, so each answer is searched again."""
+    spark.conf.set("spark.indextables.cache.disk.path", str(tmp_path / "l2"))
+    _check_search(spark, s3_table, "echo")  # a disk-cached manager, for the S3 table
+    for k in ("spark.indextables.cache.disk.path", "spark.indextables.cache.disk.enabled"):
+        spark.conf.unset(k)
+    spark.conf.set("spark.indextables.cache.queryCache.enabled", "false")
+
+    def check() -> None:
+        for where in ("level = 'ERROR'", "status >= 500"):
+            got = read_table(spark, logs_table).filter(where)
+            want = logs_parquet.filter(where)
+            assert got.count() == want.count() > 0, where
+            assert_same_rows(got.groupBy("component").count(), want.groupBy("component").count())
+            assert_same_rows(
+                got.select("id", "level", "status"), want.select("id", "level", "status")
+            )
+
+    try:
+        check()
+        (flushed,) = spark.sql("FLUSH INDEXTABLES DISK CACHE").collect()
+        assert flushed.disk_caches_flushed >= 1
+        check()
+    finally:
+        spark.conf.unset("spark.indextables.cache.queryCache.enabled")
+
+
 def test_prewarm_on_s3_saves_the_reads_a_query_would_make(
     spark: SparkSession, s3_table: tuple[str, str]
 ) -> None:

@@ -85,3 +85,18 @@ def test_repeated_write_and_read_keeps_fds_and_rss_flat(
     assert end_rss - base_rss <= MAX_RSS_GROWTH_MB, (
         f"RSS grew {base_rss:.0f} -> {end_rss:.0f} MB: {trace}"
     )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_jvm_keeps_no_copy_of_the_native_library_on_disk(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    # tantivy4java loads its library from a copy it writes into java.io.tmpdir (about 50 MB) and
+    # never deletes; the plugin deletes the copy once it is loaded (`util/NativeLibrary`).
+    path = str(tmp_path / "t")
+    write_table(spark.range(10).selectExpr("id", "'x' AS s"), path)
+    assert read_table(spark, path).filter("s = 'x'").count() == 10
+    maps = Path(f"/proc/{_jvm_pid(spark)}/maps").read_text().splitlines()
+    mapped = {line.split(None, 5)[-1] for line in maps if "libtantivy4java.so" in line}
+    assert mapped, "tantivy4java's library is not loaded"
+    assert all(m.endswith("(deleted)") for m in mapped), mapped

@@ -126,11 +126,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     query.awaitTermination()
     write_s["streamed"] = time.perf_counter() - start
-    # Each micro-batch that wrote rows is one version of the table (recentProgress keeps only
-    # Spark's last 100 progress updates).
+    # Each micro-batch that wrote rows is one version of the table, whose commit record holds
+    # the batch's epoch (the first is recorded as CREATE, the others as STREAMING UPDATE);
+    # recentProgress keeps only Spark's last 100 progress updates.
     micro_batches = (
         spark.sql(f"DESCRIBE INDEXTABLES HISTORY '{paths['streamed']}'")
-        .filter("operation = 'STREAMING UPDATE'")
+        .filter("operation_parameters['epochId'] IS NOT NULL")
         .count()
     )
     splits_at_end = _num_files(spark, paths["streamed"])

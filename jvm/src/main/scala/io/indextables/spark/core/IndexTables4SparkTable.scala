@@ -22,6 +22,7 @@ import io.indextables.spark.filters.{IndexQueryRegistry, SplitPruner}
 import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.transaction.{SchemaHash, Snapshot, StreamingTxn, TableLayout}
+import io.indextables.spark.util.NativeLibrary
 import io.indextables.spark.write.{DeletionCommit, IndexTables4SparkWriteBuilder}
 
 /**
@@ -46,6 +47,9 @@ class IndexTables4SparkTable(
     schemaEvolution: Boolean = true)
     extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
     with SupportsRowLevelOperations with SupportsDeleteV2 {
+
+  // Filters, searches and commands on the driver use tantivy4java from here on.
+  NativeLibrary.ensureLoaded()
 
   /**
    * The table's latest snapshot when it was resolved (given by the provider when it read the

@@ -18,7 +18,7 @@ import io.indextables.spark.stats.{CombinedStatistics, SplitCounts}
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore, SplitFileGate}
 import io.indextables.spark.transaction.TablePaths
 import io.indextables.spark.transaction.AddAction
-import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.util.{NativeLibrary, SerializableHadoopConf}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 
 /**
@@ -59,6 +59,8 @@ object MergeOutcome {
  * `dataChange=false`. Any failure deletes what the merge published and returns [[Failed]].
  */
 object SplitMerger {
+
+  NativeLibrary.ensureLoaded()
 
   private val logger = LoggerFactory.getLogger(getClass)
 

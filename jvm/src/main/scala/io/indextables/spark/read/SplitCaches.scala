@@ -106,6 +106,13 @@ object SplitCaches {
    * files and the manager from under a read in progress, so the flush runs alone
    * ([[SplitFileGate.exclusive]]): it waits for this JVM's reads and merges of split files to
    * finish, and those that start meanwhile wait for it.
+   *
+   * Closing a manager can clear tantivy4java's process-wide caches (its native side clears the
+   * split schemas, searcher contexts and the L1 cache when it counts its last manager closed),
+   * while managers without a disk cache live on over that cleared state: a companion split
+   * searched through one of them afterwards lost its Parquet fast fields (`Field "level" is not
+   * configured as fast field`), and a term query found nothing. So the flush closes every
+   * manager of the JVM, and the next read starts from a new one.
    */
   def flushDisk(): DiskFlush = SplitFileGate.exclusive {
     SplitSearchEngine.closeIdle()
@@ -117,6 +124,8 @@ object SplitCaches {
       diskSplits.remove(m)
       deleteTree(new java.io.File(disk.path))
     }
+    // Then every other manager: see above.
+    managers.foreach(m => scala.util.Try(m.close()))
     val (copies, copyBytes) = LocalSplitCache.clear()
     DiskFlush(flushed.size, flushed.sum, copies, copyBytes)
   }

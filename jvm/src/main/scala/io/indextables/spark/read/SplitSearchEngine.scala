@@ -6,7 +6,7 @@ import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.storage.{LocalSplitCache, LogStore, S3Access, S3LogStore}
 import io.indextables.spark.transaction.{TableLayout, TablePaths}
-import io.indextables.spark.util.BoundedCache
+import io.indextables.spark.util.{BoundedCache, NativeLibrary}
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
 import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
 
@@ -20,6 +20,8 @@ import io.indextables.tantivy4java.split.{SplitCacheManager, SplitSearcher}
  */
 object SplitSearchEngine {
   val CacheName = "indextables"
+
+  NativeLibrary.ensureLoaded()
 
   /** Searchers kept open between reads in one JVM, least recently used closed first. */
   val MaxIdle = 256

@@ -20,7 +20,7 @@ import io.indextables.spark.schema.{IndexKind, IndexedField, PartitionValues}
 import io.indextables.spark.stats.StatsValues
 import io.indextables.spark.storage.{LocalSplitCache, LogStore}
 import io.indextables.spark.transaction.{AddAction, TableLayout, TablePaths}
-import io.indextables.spark.util.SerializableHadoopConf
+import io.indextables.spark.util.{NativeLibrary, SerializableHadoopConf}
 import io.indextables.spark.write.CompanionWrite
 import io.indextables.tantivy4java.split.ColumnStatistics
 import io.indextables.tantivy4java.split.merge.QuickwitSplit
@@ -77,6 +77,8 @@ object IndexOutcome {
  * what was published of that split and returns [[IndexOutcome.Failed]] for it.
  */
 object CompanionIndexer {
+
+  NativeLibrary.ensureLoaded()
 
   def index(spec: IndexTaskSpec, group: IndexGroup): Seq[IndexOutcome] = {
     val conf = spec.hadoopConf.value

@@ -13,6 +13,7 @@ import org.apache.spark.sql.indextables.SparkTaskMetricsBridge
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.filters.AnalyzedPredicate
 import io.indextables.spark.transaction.AddAction
+import io.indextables.spark.util.NativeLibrary
 
 /**
  * What one task wrote: the add actions of its splits, already moved into the table, its rows,
@@ -30,6 +31,8 @@ final case class IndexTablesCommitMessage(adds: Seq[AddAction], rows: Long, shuf
  */
 final class IndexTables4SparkDataWriter(plan: WritePlan, partitionId: Int, taskId: Long)
     extends DataWriter[InternalRow] {
+
+  NativeLibrary.ensureLoaded()
 
   private val workDir: File =
     Files.createTempDirectory(s"indextables-write-$partitionId-$taskId-").toFile
