@@ -70,7 +70,9 @@ def main() -> None:
         assert (state["version"], state["num_records"]) == (1, 8), state
         assert table.checkpoint() == 1
         top = table.search("timeout", k=2, columns=["id"], highlight="message").collect()
-        assert sorted(r["id"] for r in top) == TIMEOUT_IDS, top
+        # The table holds ROWS twice: four rows match, with equal scores, so any two may win.
+        assert len(top) == 2 and {r["id"] for r in top} <= set(TIMEOUT_IDS), top
+        assert top[0]["_score"] == top[1]["_score"] > 0, top
         assert all("<b>timeout</b>" in r["message_highlight"] for r in top), top
         (merged,) = table.merge_splits().collect()
         assert merged is not None

@@ -78,7 +78,9 @@ class IndexTablesError(CapturedException):
     ) -> None:
         Exception.__init__(self, message)
         self.message = message
-        self.desc = message
+        # PySpark 3.5's CapturedException reads desc, stackTrace and cause; PySpark 4's reads
+        # them with a leading underscore. Both are set, so the class works under either.
+        self.desc = self._desc = message
         self.java_class = java_class
         """Fully qualified name of the JVM exception class, when known."""
         self.error_class = error_class if error_class is not None else _error_class_in(message)
@@ -87,8 +89,8 @@ class IndexTablesError(CapturedException):
         """The SQLSTATE the JVM exception reports (`SparkThrowable.getSqlState`), when known."""
         # The JVM throwable PySpark caught (the top of the chain), for its stack trace.
         self._origin = origin
-        self.stackTrace = _stack_trace(origin)
-        self.cause = None
+        self.stackTrace = self._stackTrace = _stack_trace(origin)
+        self.cause = self._cause = None
 
     def __str__(self) -> str:
         if not self.stackTrace or SparkContext._jvm is None:
@@ -96,6 +98,10 @@ class IndexTablesError(CapturedException):
         return super().__str__()
 
     def getErrorClass(self) -> str | None:
+        return self.error_class
+
+    def getCondition(self) -> str | None:
+        """The error class, by PySpark 4's name for it."""
         return self.error_class
 
     def getMessageParameters(self) -> dict[str, str] | None:
@@ -355,13 +361,15 @@ def _from_connect(info: Any, message: str) -> IndexTablesError | None:
     )
 
 
-def _convert_connect(info: Any, message: str) -> Exception:
-    """The Spark Connect client's `convert_exception` (same signature), first trying ours."""
+def _convert_connect(info: Any, message: str, *more: Any, **named: Any) -> Exception:
+    """The Spark Connect client's `convert_exception`, first trying ours: its signature is
+    `(info, truncated_message)` in PySpark 3.5, and has more arguments in PySpark 4 (the error
+    details response, whether to show the server's stack trace), passed on unchanged."""
     ours = _from_connect(info, message)
     if ours is not None:
         return ours
     assert _pyspark_connect_convert is not None
-    return _pyspark_connect_convert(info, message)
+    return _pyspark_connect_convert(info, message, *more, **named)
 
 
 def install_exception_mapping() -> None:
