@@ -382,35 +382,71 @@ lazy val bench = (project in file("jvm/bench"))
     // Extra JVM flags for the benchmark JVM only, e.g. a JFR recording.
     run / javaOptions ++= sys.env.get("BENCH_JVM_OPTS").toSeq.flatMap(_.split("\\s+")).filter(_.nonEmpty),
     oracleJars := {
-      val out = (ThisBuild / baseDirectory).value / "target" / "oracle-jars"
-      val wanted = Set(
-        "delta-spark_2.12",
-        "delta-storage",
-        "iceberg-spark-runtime-3.5_2.12",
-        "hadoop-aws",
-        "aws-java-sdk-bundle",
-        "spark-connect_2.12")
       val report = update.value
-      val jars = (report
-        .select(
+      copyOracleJars(
+        report.select(
           configurationFilter("compile"),
           moduleFilter(name = "delta-*") | moduleFilter(name = "iceberg-spark-runtime-*") |
             moduleFilter(name = "hadoop-aws") | moduleFilter(name = "aws-java-sdk-bundle"),
           artifactFilter(`type` = "jar", classifier = "")) ++ report.select(
           configurationFilter(ConnectServer.name),
           moduleFilter(name = "spark-connect_2.12"),
-          artifactFilter(`type` = "jar", classifier = "")))
-        .filter(f => wanted.exists(w => f.getName.startsWith(w + "-")))
-        .distinct
-      if (jars.size != wanted.size) sys.error(s"oracleJars: expected $wanted, resolved $jars")
-      IO.delete(out)
-      jars.map { j =>
-        val target = out / j.getName
-        IO.copyFile(j, target)
-        target
-      }
+          artifactFilter(`type` = "jar", classifier = "")),
+        Set(
+          "delta-spark_2.12",
+          "delta-storage",
+          "iceberg-spark-runtime-3.5_2.12",
+          "hadoop-aws",
+          "aws-java-sdk-bundle",
+          "spark-connect_2.12"),
+        (ThisBuild / baseDirectory).value / "target" / "oracle-jars"
+      )
     }
   )
+
+// The oracles of the pytest run on Spark 4.0 (tests/delta_oracle.py): Delta Lake, Iceberg's Spark
+// runtime and Hadoop's S3A (of the Hadoop 3.4.1 that Spark 4.0 ships, with its AWS SDK v2
+// bundle), copied to target/oracle-jars-4.0 by `oracles40/oracleJars`. Only resolved, never
+// compiled against; Spark 4 ships its Spark Connect server.
+lazy val oracles40 = (project in file("jvm/oracles-4.0"))
+  .settings(
+    scalaVersion := spark4.scalaVersion,
+    crossScalaVersions := Seq(spark4.scalaVersion),
+    publish / skip := true,
+    libraryDependencies ++= Seq(
+      ("io.delta" %% "delta-spark" % spark4.deltaVersion).intransitive(),
+      ("io.delta" % "delta-storage" % spark4.deltaVersion).intransitive(),
+      ("org.apache.iceberg" % spark4.icebergRuntime % icebergVersion).intransitive(),
+      ("org.apache.hadoop" % "hadoop-aws" % "3.4.1").intransitive(),
+      ("software.amazon.awssdk" % "bundle" % "2.24.6").intransitive()
+    ),
+    oracleJars := copyOracleJars(
+      update.value.select(
+        configurationFilter("compile"),
+        moduleFilter(),
+        artifactFilter(`type` = "jar", classifier = "")),
+      Set(
+        "delta-spark_2.13",
+        "delta-storage",
+        "iceberg-spark-runtime-4.0_2.13",
+        "hadoop-aws",
+        "bundle"),
+      (ThisBuild / baseDirectory).value / "target" / "oracle-jars-4.0"
+    )
+  )
+
+// Copies the JARs named by `wanted` (artifact names) from `resolved` into `out`, emptied first;
+// fails unless each is resolved exactly once.
+def copyOracleJars(resolved: Seq[File], wanted: Set[String], out: File): Seq[File] = {
+  val jars = resolved.filter(f => wanted.exists(w => f.getName.startsWith(w + "-"))).distinct
+  if (jars.size != wanted.size) sys.error(s"oracleJars: expected $wanted, resolved $jars")
+  IO.delete(out)
+  jars.map { j =>
+    val target = out / j.getName
+    IO.copyFile(j, target)
+    target
+  }
+}
 
 lazy val root = (project in file("."))
   .aggregate(spark)

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Builds the plugin assembly JAR for Spark 3.5 / Scala 2.12 and ships it inside the Python package
-# (python/indextables/jars/); builds the Spark 4 / Scala 2.13 assembly beside it
-# (jvm/target/scala-2.13/); publishes both thin plugin JARs (indextables-spark_2.12 and _2.13)
+# Builds the plugin assembly JARs for Spark 3.5 / Scala 2.12 and Spark 4.0 / Scala 2.13 and ships
+# both inside the Python package (python/indextables/jars/); publishes both thin plugin JARs (indextables-spark_2.12 and _2.13)
 # with their POMs to target/maven-repo (for `spark-submit --packages`),
 # copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
 # target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
@@ -22,6 +21,11 @@ ORACLE_PINS=("tantivy==0.27.0" "gensim==4.4.0")
 # PySpark's Spark Connect client (grpcio, pandas, pyarrow), for the tests of the package over a
 # Connect server (tests/test_connect.py); pyarrow 18 as gensim keeps NumPy below 2.
 CONNECT_PINS=("pyspark[connect]==3.5.9" "pyarrow==18.1.0")
+# PySpark 4.0 for the pytest run on Spark 4.0 (the newest 4.0.x on PyPI), with what its tests
+# import beyond pytest and the oracles: pyarrow (Connect), the S3 and Azure clients
+# (tests/storage_servers.py) and PyYAML.
+PYSPARK4_PIN="pyspark[connect]==4.0.5"
+SPARK4_TEST_PINS=("pyarrow==18.1.0" "azure-storage-blob==12.31.1" "boto3==1.44.8" "PyYAML==6.0.4")
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
 if [[ -z "${VERSION}" ]]; then
   echo "package.sh: no __version__ in python/indextables/_version.py" >&2
@@ -30,7 +34,7 @@ fi
 JAR_NAME="indextables-spark-assembly-${VERSION}.jar"
 BUILT_JAR="jvm/target/scala-2.12/${JAR_NAME}"
 # The Spark 4 / Scala 2.13 assembly (`++2.13.x`: the 2.13 entry of the build's crossScalaVersions),
-# built and published beside the Spark 3.5 one; not shipped in the Python package yet.
+# built and published beside the Spark 3.5 one, and shipped in the Python package with it.
 JAR_NAME_213="indextables-spark_2.13-assembly-${VERSION}.jar"
 BUILT_JAR_213="jvm/target/scala-2.13/${JAR_NAME_213}"
 JARS_DIR="python/indextables/jars"
@@ -38,7 +42,7 @@ JARS_DIR="python/indextables/jars"
 echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (sbt spark/assembly, for Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo (sbt spark/publish) and copying the Delta and Iceberg oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
 mkdir -p target
 SBT_LOG="target/package-sbt.log"
-if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" \
+if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars" \
   "++2.13.x spark/assembly" "++2.13.x spark/publish" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
   echo "package.sh: sbt spark/assembly spark/publish bench/oracleJars (and ++2.13.x spark/assembly spark/publish) failed; full log in ${ROOT}/${SBT_LOG}" >&2
@@ -51,11 +55,14 @@ for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
   fi
 done
 
+# The package ships both assemblies; indextables.jar_path() picks the one for the installed PySpark.
 mkdir -p "${JARS_DIR}"
-find "${JARS_DIR}" -maxdepth 1 -name '*.jar' ! -name "${JAR_NAME}" -delete
-if ! cmp -s "${BUILT_JAR}" "${JARS_DIR}/${JAR_NAME}"; then
-  cp "${BUILT_JAR}" "${JARS_DIR}/${JAR_NAME}"
-fi
+find "${JARS_DIR}" -maxdepth 1 -name '*.jar' ! -name "${JAR_NAME}" ! -name "${JAR_NAME_213}" -delete
+for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
+  if ! cmp -s "${built}" "${JARS_DIR}/$(basename "${built}")"; then
+    cp "${built}" "${JARS_DIR}/$(basename "${built}")"
+  fi
+done
 
 if [[ ! -x .venv/bin/python ]]; then
   echo "package.sh: creating .venv with ${PYTHON:-python3}"
@@ -71,5 +78,19 @@ rm -rf python/build python/*.egg-info
 "${PIP[@]}" install --force-reinstall --no-deps ./python
 rm -rf python/build python/*.egg-info
 
-.venv/bin/python -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
-echo "package.sh: ready: $(.venv/bin/python -c 'import indextables; print(indextables.jar_path())')"
+# The same package under PySpark 4.0, in .venv-spark4: build/test.sh's pytest run on Spark 4.0.
+if [[ ! -x .venv-spark4/bin/python ]]; then
+  echo "package.sh: creating .venv-spark4 with ${PYTHON:-python3}"
+  "${PYTHON:-python3}" -m venv .venv-spark4
+fi
+PIP4=(.venv-spark4/bin/python -m pip --disable-pip-version-check -q)
+echo "package.sh: installing ./python, ${PYSPARK4_PIN}, pytest into .venv-spark4"
+"${PIP4[@]}" install "${PYSPARK4_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
+rm -rf python/build python/*.egg-info
+"${PIP4[@]}" install --force-reinstall --no-deps ./python
+rm -rf python/build python/*.egg-info
+
+for venv in .venv .venv-spark4; do
+  "${venv}/bin/python" -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
+  echo "package.sh: ready: ${venv}: $("${venv}/bin/python" -c 'import indextables; print(indextables.jar_path())')"
+done

@@ -22,6 +22,9 @@ fi
 "${PYTHON:-python3}" -m venv "${VENV}"
 PIP=("${VENV}/bin/python" -m pip --disable-pip-version-check -q)
 packages=("${wheels[0]}" "boto3>=1.34" "azure-storage-blob>=12.19")
+if [[ -n "${INDEXTABLES_PYSPARK:-}" ]]; then
+  packages+=("pyspark==${INDEXTABLES_PYSPARK}")
+fi
 if [[ "${INDEXTABLES_JUPYTER:-0}" == 1 ]]; then
   packages+=("jupyterlab>=4" "jupytext>=1.16")
 fi

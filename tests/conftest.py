@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyspark
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
@@ -169,7 +170,8 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def fresh_venv(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtual environment with only the built wheel (and its dependencies) installed, by
-    the Docker image's own step, docker/install_python.sh (without JupyterLab). Its python."""
+    the Docker image's own step, docker/install_python.sh (without JupyterLab), with the PySpark
+    of this run (so each Spark line's run tests its own JAR). Its python."""
     venv = tmp_path_factory.mktemp("fresh") / "venv"
     run = subprocess.run(
         [
@@ -180,7 +182,7 @@ def fresh_venv(built_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> P
         ],
         capture_output=True,
         text=True,
-        env=dict(os.environ, INDEXTABLES_JUPYTER="0"),
+        env=dict(os.environ, INDEXTABLES_JUPYTER="0", INDEXTABLES_PYSPARK=pyspark.__version__),
     )
     assert run.returncode == 0, run.stdout + run.stderr
     return venv / "bin" / "python"

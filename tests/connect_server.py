@@ -1,9 +1,10 @@
 """A real Spark Connect server with the plugin, started on 127.0.0.1 by the tests.
 
-It is Spark's own `SparkConnectServer` (spark-connect_2.12 3.5.0, which build/package.sh copies
-to target/oracle-jars), run by the installed PySpark's spark-submit with the settings
-`indextables.connect_server_settings()` gives (the ones `python -m indextables connect-server`
-prints). A server that does not start fails the test that needs it: it never skips.
+It is Spark's own `SparkConnectServer` (on Spark 3.5, spark-connect_2.12 3.5.0, which
+build/package.sh copies to target/oracle-jars; Spark 4 ships it), run by the installed PySpark's
+spark-submit with the settings `indextables.connect_server_settings()` gives (the ones
+`python -m indextables connect-server` prints). A server that does not start fails the test
+that needs it: it never skips.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from pathlib import Path
 
 import pyspark
 
-from delta_oracle import ORACLE_JARS_DIR
+from delta_oracle import ORACLE_JARS_DIR, SPARK_LINE
 from indextables.session import connect_server_settings
 from storage_servers import _stop, _wait_for_port, free_port
 
-CONNECT_JAR = ORACLE_JARS_DIR / "spark-connect_2.12-3.5.0.jar"
+CONNECT_JAR: Path | None = (
+    ORACLE_JARS_DIR / "spark-connect_2.12-3.5.0.jar" if SPARK_LINE == "3.5" else None
+)
+"""The server's JAR on Spark 3.5, where it is a package of its own; Spark 4 ships it."""
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
@@ -34,14 +38,14 @@ class ConnectServer:
 
 
 def start_connect_server(work: Path) -> ConnectServer:
-    if not CONNECT_JAR.is_file():
+    if CONNECT_JAR is not None and not CONNECT_JAR.is_file():
         raise RuntimeError(
             f"the Spark Connect server JAR is missing at {CONNECT_JAR}: run build/package.sh"
         )
     spark_home = Path(pyspark.__file__).resolve().parent
     port = free_port()
     settings = connect_server_settings()
-    jars = [str(CONNECT_JAR), settings.pop("spark.jars")]
+    jars = [str(j) for j in (CONNECT_JAR,) if j is not None] + [settings.pop("spark.jars")]
     settings.update(
         {
             "spark.connect.grpc.binding.port": str(port),

@@ -26,27 +26,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pyspark
 from pyspark.sql import DataFrame, Row, SparkSession
 
 __all__ = [
     "CATALOG",
     "DELTA_EXTENSION",
     "ORACLE_JARS_DIR",
+    "SPARK_LINE",
     "DeltaTable",
     "configure",
     "is_installed",
     "oracle_jars",
 ]
 
-ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars"
-"""Where build/package.sh puts Delta Lake's JARs."""
+SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
+"""The Spark line of the installed PySpark ("3.5", "4.0"): the oracles' JARs are built for it."""
 
-DELTA_JARS = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
-ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
-"""Iceberg's Spark runtime, also in target/oracle-jars: the maker and reader of the Iceberg
-tables that companion indexes are tested over (tests/test_companion_iceberg.py)."""
-S3A_JARS = ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar")
-"""Hadoop's S3A, also there: how Delta keeps a table on S3 (tests/test_companion_delta_s3.py)."""
+if SPARK_LINE == "3.5":
+    ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars"
+    DELTA_JARS: tuple[str, ...] = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
+    ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
+    S3A_JARS: tuple[str, ...] = ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar")
+else:
+    ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars-4.0"
+    DELTA_JARS = ("delta-spark_2.13-4.0.0.jar", "delta-storage-4.0.0.jar")
+    ICEBERG_JAR = "iceberg-spark-runtime-4.0_2.13-1.10.0.jar"
+    S3A_JARS = ("hadoop-aws-3.4.1.jar", "bundle-2.24.6.jar")
+"""Where build/package.sh puts Delta Lake's JARs for the line (DELTA_JARS); Iceberg's Spark
+runtime (ICEBERG_JAR), the maker and reader of the Iceberg tables that companion indexes are
+tested over (tests/test_companion_iceberg.py); and Hadoop's S3A (S3A_JARS), how Delta keeps a
+table on S3 (tests/test_companion_delta_s3.py), of the Hadoop the line's Spark ships."""
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG_CLASS = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 CATALOG = "delta_oracle"

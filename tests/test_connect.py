@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import indextables
+import indextables.session
 from connect_server import ConnectServer, start_connect_server
 from indextables.__main__ import main as cli_main
 
@@ -63,14 +65,31 @@ def test_over_spark_connect(results: dict[str, str], check: str) -> None:
     assert results[check] == "ok", results[check]
 
 
-def test_the_cli_prints_the_server_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli_main(["connect-server"]) == 0
+@pytest.mark.parametrize("version", [None, "3.5.9", "4.0.5"])
+def test_the_cli_prints_the_server_command(
+    capsys: pytest.CaptureFixture[str], version: str | None
+) -> None:
+    assert cli_main(["connect-server", *(["--spark-version", version] if version else [])]) == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith("$SPARK_HOME/sbin/start-connect-server.sh --packages ")
-    assert "org.apache.spark:spark-connect_2.12:3.5.0" in line
+    line_of = indextables.session.spark_line(version)
+    # Spark 3.5's server is a package of its own; Spark 4 ships it.
+    if line_of == "3.5":
+        assert line.startswith("$SPARK_HOME/sbin/start-connect-server.sh --packages ")
+        assert "org.apache.spark:spark-connect_2.12:3.5.0" in line
+    else:
+        assert line.startswith("$SPARK_HOME/sbin/start-connect-server.sh --conf ")
+        assert "--packages" not in line
     for setting in (
         "spark.sql.extensions=io.indextables.spark.extensions.IndexTables4SparkExtensions",
         "spark.sql.catalog.spark_catalog=io.indextables.spark.catalog.IndexTables4SparkCatalog",
-        "spark.jars=",
+        f"spark.jars={indextables.jar_path(version)}",
     ):
         assert setting in line, line
+
+
+def test_the_cli_refuses_a_server_of_no_served_spark_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli_main(["connect-server", "--spark-version", "4.2.0"]) == 2
+    err = capsys.readouterr().err
+    assert "4.2.0 is not one of them" in err and "3.5.x and 4.0.x" in err, err

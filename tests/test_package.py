@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pyspark
 import pytest
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
@@ -21,7 +22,42 @@ def test_jar_path_points_at_the_shipped_assembly_of_this_version() -> None:
     path = indextables.jar_path()
     assert os.path.isabs(path)
     assert os.path.isfile(path)
-    assert Path(path).name == f"indextables-spark-assembly-{indextables.__version__}.jar"
+    line = indextables.session.spark_line()
+    assert line == ".".join(pyspark.__version__.split(".")[:2])
+    scala = {"3.5": "", "4.0": "_2.13"}[line]
+    assert Path(path).name == f"indextables-spark{scala}-assembly-{indextables.__version__}.jar"
+
+
+@pytest.mark.parametrize(
+    ("version", "line"),
+    [("3.5.0", "3.5"), ("3.5.9", "3.5"), ("4.0.0", "4.0"), ("4.0.1", "4.0"), ("4.0.2.dev0", "4.0")],
+)
+def test_the_jar_of_each_spark_line_is_shipped_and_chosen_by_pyspark_version(
+    version: str, line: str
+) -> None:
+    path, why = indextables.session.jar_choice(version)
+    assert Path(path).name == indextables.session.SPARK_LINE_JARS[line]
+    assert os.path.isfile(path), path
+    assert f"PySpark {version}" in why and f"Spark {line} line" in why
+    assert indextables.jar_path(version) == path
+    # Each JAR says which Spark it was built for.
+    from indextables.__main__ import jar_build_properties
+
+    assert jar_build_properties(path)["sparkVersion"].startswith(line + ".")
+
+
+@pytest.mark.parametrize("version", ["3.4.1", "3.6.0", "4.1.0", "4.2.0", "4.3.0", "5.0.0", "dev"])
+def test_a_pyspark_of_no_served_line_is_refused_naming_the_versions(
+    monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    with pytest.raises(indextables.session.UnsupportedSparkVersionError) as e:
+        indextables.jar_path(version)
+    assert f"{version} is not one of them" in str(e.value)
+    assert "3.5.x and 4.0.x" in str(e.value)
+    # configure_spark refuses it too, before any session starts.
+    monkeypatch.setattr(indextables.session, "_installed_pyspark", lambda: version)
+    with pytest.raises(indextables.session.UnsupportedSparkVersionError, match=version):
+        indextables.configure_spark(SparkSession.builder)
 
 
 def test_jar_path_names_where_it_looked_when_the_jar_is_missing(

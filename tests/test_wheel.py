@@ -12,6 +12,7 @@ from pathlib import Path
 import pyspark
 
 import indextables
+import indextables.session
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,6 +41,11 @@ def test_the_wheel_is_tagged_for_the_platform_of_its_native_library(
     assert match, f"not a manylinux x86_64 wheel: {name}"
     with zipfile.ZipFile(built_wheel) as wheel:
         info = wheel.read(f"indextables_spark-{indextables.__version__}.dist-info/WHEEL").decode()
+        jars = sorted(n for n in wheel.namelist() if n.endswith(".jar"))
+        # One assembly per Spark line the package serves.
+        assert jars == sorted(
+            f"indextables/jars/{name}" for name in indextables.session.SPARK_LINE_JARS.values()
+        ), jars
         jar_name = f"indextables/jars/indextables-spark-assembly-{indextables.__version__}.jar"
         (tmp_path / "plugin.jar").write_bytes(wheel.read(jar_name))
         assert "indextables/py.typed" in wheel.namelist()
@@ -132,8 +138,12 @@ def test_python_m_indextables_prints_the_versions(fresh_venv: Path, tmp_path: Pa
     assert fields["indextables-spark"] == indextables.__version__
     assert fields["jar version"] == indextables.__version__
     assert fields["jar"].startswith(str(fresh_venv.parent.parent))
-    assert re.fullmatch(r"3\.5\.\d+", fields["pyspark"]), fields
-    assert fields["jar built for spark"] == _build_sbt_value("sparkVersion")
+    assert fields["pyspark"] == pyspark.__version__, fields
+    line = indextables.session.spark_line()
+    assert fields["jar chosen because"] == (
+        f"PySpark {pyspark.__version__} is installed: the JAR of the Spark {line} line"
+    )
+    assert fields["jar built for spark"] == _spark_line_value(line, "sparkVersion")
     assert fields["tantivy4java"] == _build_sbt_value("tantivy4javaVersion")
 
 
@@ -148,4 +158,14 @@ def test_info_in_the_test_environment_reads_the_installed_jar() -> None:
 def _build_sbt_value(name: str) -> str:
     match = re.search(rf'val {name} = "([^"]+)"', (REPO_ROOT / "build.sbt").read_text())
     assert match, name
+    return match[1]
+
+
+def _spark_line_value(line: str, name: str) -> str:
+    """A field of the SparkLine of build.sbt whose `line` is `line`."""
+    text = (REPO_ROOT / "build.sbt").read_text()
+    block = re.search(rf'SparkLine\(\s*line = "{re.escape(line)}",(.*?)\)', text, re.S)
+    assert block, line
+    match = re.search(rf'{name} = "([^"]+)"', block[1])
+    assert match, (line, name)
     return match[1]

@@ -40,27 +40,32 @@ def jar_build_properties(jar: str) -> dict[str, str]:
 
 def info_lines() -> list[str]:
     """What `python -m indextables info` prints."""
-    from indextables.session import jar_path
+    from indextables.session import SPARK_LINE_JARS, UnsupportedSparkVersionError, jar_choice
 
-    lines = [f"indextables-spark: {__version__}"]
+    lines = [
+        f"indextables-spark: {__version__}",
+        f"spark lines served: {', '.join(f'{line}.x' for line in SPARK_LINE_JARS)}",
+    ]
     try:
         import pyspark
-
-        lines.append(f"pyspark: {pyspark.__version__}")
     except ImportError:
         lines.append("pyspark: not installed")
-    try:
-        jar = jar_path()
-    except FileNotFoundError as e:
-        lines.append(f"jar: missing ({e})")
+        lines.append("jar: none chosen (no PySpark is installed)")
     else:
-        built = jar_build_properties(jar)
-        lines += [
-            f"jar: {jar}",
-            f"jar version: {built.get('version', 'unknown')}",
-            f"jar built for spark: {built.get('sparkVersion', 'unknown')}",
-            f"tantivy4java: {built.get('tantivy4javaVersion', 'unknown')}",
-        ]
+        lines.append(f"pyspark: {pyspark.__version__}")
+        try:
+            jar, why = jar_choice()
+        except (FileNotFoundError, UnsupportedSparkVersionError) as e:
+            lines.append(f"jar: none ({e})")
+        else:
+            built = jar_build_properties(jar)
+            lines += [
+                f"jar: {jar}",
+                f"jar chosen because: {why}",
+                f"jar version: {built.get('version', 'unknown')}",
+                f"jar built for spark: {built.get('sparkVersion', 'unknown')}",
+                f"tantivy4java: {built.get('tantivy4javaVersion', 'unknown')}",
+            ]
     lines += [
         f"python: {platform.python_version()} ({sys.executable})",
         f"platform: {platform.platform()} {platform.machine()}",
@@ -81,18 +86,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="info: the versions of the package, its JAR, Spark and tantivy4java; "
         "connect-server: the command that starts a Spark Connect server with the plugin",
     )
+    parser.add_argument(
+        "--spark-version",
+        help="connect-server: the server's Spark version (default: the installed PySpark's)",
+    )
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
     if args.command == "connect-server":
-        from indextables.session import connect_server_command
+        from indextables.session import UnsupportedSparkVersionError, connect_server_command
 
-        print(
-            " ".join(
-                shlex.quote(a) if not a.startswith("$") else a for a in connect_server_command()
-            )
-        )
+        try:
+            command = connect_server_command(spark_version=args.spark_version)
+        except (FileNotFoundError, UnsupportedSparkVersionError) as e:
+            print(f"python -m indextables connect-server: {e}", file=sys.stderr)
+            return 2
+        print(" ".join(shlex.quote(a) if not a.startswith("$") else a for a in command))
         return 0
     print("\n".join(info_lines()))
     return 0

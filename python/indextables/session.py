@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -17,15 +18,34 @@ __all__ = [
     "EXTENSIONS_CLASS",
     "JAR_NAME",
     "REDACTION_KEY",
+    "SPARK_LINE_JARS",
     "SPARK_SETTINGS",
+    "UnsupportedSparkVersionError",
     "configure_spark",
     "connect_server_command",
     "connect_server_settings",
+    "jar_choice",
     "jar_path",
+    "spark_line",
 ]
 
-JAR_NAME: Final[str] = f"indextables-spark-assembly-{__version__}.jar"
-"""File name of the assembly JAR; its version is the package's version."""
+SPARK_LINE_JARS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "3.5": f"indextables-spark-assembly-{__version__}.jar",
+        "4.0": f"indextables-spark_2.13-assembly-{__version__}.jar",
+    }
+)
+"""The assembly JAR the package ships for each Spark line it serves (a line is a Spark
+`major.minor` and its patch releases): Scala 2.12 for Spark 3.5, Scala 2.13 for Spark 4.0.
+Spark changes Catalyst's binary interfaces between minor releases, so one JAR serves one line."""
+
+JAR_NAME: Final[str] = SPARK_LINE_JARS["3.5"]
+"""File name of the Spark 3.5 assembly JAR; its version is the package's version."""
+
+
+class UnsupportedSparkVersionError(RuntimeError):
+    """The installed PySpark is of a Spark line this package ships no JAR for."""
+
 
 EXTENSIONS_CLASS: Final[str] = "io.indextables.spark.extensions.IndexTables4SparkExtensions"
 """The plugin's SparkSessionExtensions class (SQL `indexquery` and friends)."""
@@ -61,20 +81,55 @@ _LIST_SETTINGS: Final[frozenset[str]] = frozenset({"spark.jars", "spark.sql.exte
 _JARS_DIR: Final[Path] = Path(__file__).resolve().parent / "jars"
 
 
-def jar_path() -> str:
-    """Return the absolute path of the plugin JAR shipped in this package.
+def _installed_pyspark() -> str:
+    import pyspark
 
-    Raises FileNotFoundError, naming the path it looked at, when the package was installed
-    without the JAR (for example from a source checkout before build/package.sh ran).
+    return str(pyspark.__version__)
+
+
+def spark_line(pyspark_version: str | None = None) -> str:
+    """The Spark line ("3.5", "4.0") whose JAR serves `pyspark_version` (by default the installed
+    PySpark's version).
+
+    Raises UnsupportedSparkVersionError, naming the version and the lines served, for any other.
     """
-    path = _JARS_DIR / JAR_NAME
+    version = pyspark_version if pyspark_version is not None else _installed_pyspark()
+    match = re.match(r"(\d+)\.(\d+)(?:\.|$)", version)
+    line = f"{match.group(1)}.{match.group(2)}" if match else None
+    if line is None or line not in SPARK_LINE_JARS:
+        served = " and ".join(f"{x}.x" for x in SPARK_LINE_JARS)
+        raise UnsupportedSparkVersionError(
+            f"indextables-spark {__version__} serves Spark and PySpark {served}; {version} is "
+            "not one of them. Install a PySpark it serves (pip install 'pyspark>=3.5,<4.1')."
+        )
+    return line
+
+
+def jar_choice(pyspark_version: str | None = None) -> tuple[str, str]:
+    """The plugin JAR for `pyspark_version` (by default the installed PySpark's), and why it
+    was chosen, as `python -m indextables info` prints it."""
+    version = pyspark_version if pyspark_version is not None else _installed_pyspark()
+    line = spark_line(version)
+    path = _JARS_DIR / SPARK_LINE_JARS[line]
     if not path.is_file():
         raise FileNotFoundError(
             f"IndexTables plugin JAR not found: looked for {path}. This installation of "
-            f"indextables-spark {__version__} does not ship its JAR; build it with "
-            "build/package.sh, or pass the assembly to Spark yourself with --jars."
+            f"indextables-spark {__version__} does not ship its JAR for Spark {line}; build it "
+            "with build/package.sh, or pass the assembly to Spark yourself with --jars."
         )
-    return str(path)
+    return str(path), f"PySpark {version} is installed: the JAR of the Spark {line} line"
+
+
+def jar_path(pyspark_version: str | None = None) -> str:
+    """Return the absolute path of the plugin JAR shipped in this package for the installed
+    PySpark (or for `pyspark_version`): the Spark 3.5 JAR for PySpark 3.5.x, the Spark 4.0 JAR
+    for PySpark 4.0.x.
+
+    Raises UnsupportedSparkVersionError for a PySpark of another line, and FileNotFoundError,
+    naming the path it looked at, when the package was installed without the JAR (for example
+    from a source checkout before build/package.sh ran).
+    """
+    return jar_choice(pyspark_version)[0]
 
 
 def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
@@ -116,12 +171,13 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
     return builder
 
 
-def connect_server_settings() -> dict[str, str]:
+def connect_server_settings(spark_version: str | None = None) -> dict[str, str]:
     """The settings a Spark Connect server needs to serve IndexTables to its clients: the
-    plugin JAR (this package's), the extensions, the session catalog and the redaction of the
-    plugin's secrets, as configure_spark sets them on a classic session."""
+    plugin JAR (this package's, for the server's Spark `spark_version`; by default the installed
+    PySpark's), the extensions, the session catalog and the redaction of the plugin's secrets, as
+    configure_spark sets them on a classic session."""
     return {
-        "spark.jars": jar_path(),
+        "spark.jars": jar_path(spark_version),
         "spark.sql.extensions": EXTENSIONS_CLASS,
         _CATALOG_KEY: CATALOG_CLASS,
         REDACTION_KEY: f"{SPARK_DEFAULT_REDACTION}|{REDACTED_STORAGE_NAMES}",
@@ -130,14 +186,19 @@ def connect_server_settings() -> dict[str, str]:
 
 SPARK_CONNECT_PACKAGE: Final[str] = "org.apache.spark:spark-connect_2.12:3.5.0"
 """The Spark Connect server of Spark 3.5 (a separate package there; 3.5.0 is the one Maven
-Central serves for 3.5, and it runs on later 3.5 releases)."""
+Central serves for 3.5, and it runs on later 3.5 releases). Spark 4 ships its server."""
 
 
-def connect_server_command(spark_home: str = "$SPARK_HOME") -> list[str]:
-    """The command that starts a Spark Connect server with the plugin, from a Spark 3.5
-    installation at `spark_home` (Spark's own `sbin/start-connect-server.sh`)."""
-    command = [f"{spark_home}/sbin/start-connect-server.sh", "--packages", SPARK_CONNECT_PACKAGE]
-    for key, value in connect_server_settings().items():
+def connect_server_command(
+    spark_home: str = "$SPARK_HOME", spark_version: str | None = None
+) -> list[str]:
+    """The command that starts a Spark Connect server with the plugin, from a Spark
+    installation at `spark_home` (Spark's own `sbin/start-connect-server.sh`) of version
+    `spark_version` (by default the installed PySpark's)."""
+    command = [f"{spark_home}/sbin/start-connect-server.sh"]
+    if spark_line(spark_version) == "3.5":
+        command += ["--packages", SPARK_CONNECT_PACKAGE]
+    for key, value in connect_server_settings(spark_version).items():
         command += ["--conf", f"{key}={value}"]
     return command
 
