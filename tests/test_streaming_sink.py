@@ -412,3 +412,63 @@ def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
         shutil.rmtree(delta, ignore_errors=True)
+
+
+def _merge_jobs(spark: SparkSession, table: str) -> list[Any]:
+    """The merge-on-write jobs of this driver on `table`, oldest first."""
+    return [
+        j
+        for j in spark.sql("DESCRIBE INDEXTABLES MERGE JOBS").collect()
+        if j.table_path.rstrip("/").endswith(table.rstrip("/"))
+    ]
+
+
+def test_the_batches_that_land_while_a_merge_runs_are_merged_once_it_ends(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    # A stream's batches that commit while their table is being merged start no merge of their
+    # own (one merge per table at a time). Once that merge ends, the table is looked at again,
+    # so the stream's last batches are merged without waiting for the table's next write.
+    landing, table, big, batches = tmp_path / "landing", str(tmp_path / "ours"), 400_000, 6
+    options = {
+        "spark.indextables.mergeOnWrite.enabled": "true",
+        "spark.indextables.mergeOnWrite.targetSize": "1G",
+        "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1",
+    }
+    _land(landing, 10 * big, files=batches, rows_per_file=10)
+    for first in (0, big):
+        # Two large splits: the second write's commit starts a merge of both, which outlasts
+        # the stream's batches below.
+        rows = spark.range(first, first + big, numPartitions=1).selectExpr(
+            "id",
+            "concat('2026-11-', 20 + id % 2) AS day",
+            "element_at(array('INFO', 'WARN', 'ERROR'), cast(id % 3 + 1 AS int)) AS level",
+            "concat('request ', id, ' served by host-', id % 7) AS message",
+        )
+        rows.write.format(FORMAT).mode("append").options(**options).save(table)
+    query = (
+        _source(spark, landing, max_files=1)
+        .writeStream.format(FORMAT)
+        .options(**options)
+        .option("checkpointLocation", str(tmp_path / "cp"))
+        .trigger(availableNow=True)
+        .start(table)
+    )
+    assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+    assert len(_streaming_commits(spark, table)) == batches
+    first_merge = _merge_jobs(spark, table)[0]
+    assert first_merge.status == "RUNNING", (
+        "the first merge ended before the stream's batches did, so the test shows nothing: "
+        f"make the two large splits larger ({first_merge})"
+    )
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        jobs = _merge_jobs(spark, table)
+        (state,) = IndexTable.for_path(spark, table).describe().collect()
+        if state.num_files == 1 and all(j.status != "RUNNING" for j in jobs):
+            break
+        assert time.monotonic() < deadline, (state.num_files, jobs)
+        time.sleep(0.5)
+    assert all(j.status == "COMPLETED" for j in jobs), jobs
+    assert state.num_records == 2 * big + batches * 10
+    assert read_table(spark, table).count() == 2 * big + batches * 10

@@ -55,6 +55,7 @@ from ranked import two_term_queries
 TYPEMAP_MESSAGE = "spark.indextables.indexing.typemap.message"
 QUERY_CACHE = "spark.indextables.cache.queryCache.enabled"
 MERGE_ON_WRITE = "spark.indextables.mergeOnWrite.enabled"
+MERGE_TARGET_SIZE = "spark.indextables.mergeOnWrite.targetSize"
 LOGHUB = Path(__file__).resolve().parents[3] / "shared" / "data" / "loghub"
 TABLES = ("streamed", "batch", "parquet")
 TOKEN_SEPARATOR = "[^\\p{L}\\p{N}]"
@@ -74,16 +75,27 @@ def _num_files(spark: SparkSession, path: str) -> int:
     return int(state.num_files)
 
 
-def _wait_for_merges(spark: SparkSession, path: str, patience_s: float = 1800.0) -> int:
-    """Waits until no merge on write of `path` runs; returns how many merge jobs it had."""
+def _wait_for_merges(
+    spark: SparkSession, path: str, patience_s: float = 1800.0, quiet_s: float = 5.0
+) -> int:
+    """Waits until no merge on write of `path` has run for `quiet_s` (a merge that ends looks at
+    the table again, and the merge that look starts begins a moment later); returns how many
+    merge jobs it had."""
     deadline = time.monotonic() + patience_s
+    quiet_since: float | None = None
+    seen = -1
     while True:
         jobs = [
             j
             for j in spark.sql("DESCRIBE INDEXTABLES MERGE JOBS").collect()
             if j.table_path.rstrip("/").endswith(path.rstrip("/"))
         ]
-        if all(j.status != "RUNNING" for j in jobs) or time.monotonic() > deadline:
+        now = time.monotonic()
+        if any(j.status == "RUNNING" for j in jobs) or len(jobs) != seen:
+            quiet_since, seen = None, len(jobs)
+        elif quiet_since is None:
+            quiet_since = now
+        if (quiet_since is not None and now - quiet_since >= quiet_s) or now > deadline:
             return len(jobs)
         time.sleep(1)
 
@@ -111,6 +123,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     gen.write.parquet(source)  # one file per generating task: one per batch
     paths = {t: str(data / t) for t in TABLES}
     write_s: dict[str, float] = {}
+    merge_options = (
+        {MERGE_TARGET_SIZE: args.merge_target_size} if args.merge_target_size is not None else {}
+    )
 
     start = time.perf_counter()
     query = (
@@ -121,6 +136,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         .option("checkpointLocation", str(data / "checkpoint"))
         .option(TYPEMAP_MESSAGE, "text")
         .option(MERGE_ON_WRITE, "true")
+        .options(**merge_options)
         .trigger(availableNow=True)
         .start(paths["streamed"])
     )
@@ -211,6 +227,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "batch": _num_files(spark, paths["batch"]),
         },
         "merge_jobs": merge_jobs,
+        "merge_target_size": args.merge_target_size or "default",
         "write_s": write_s,
         "times_s": times,
         "median_s": medians,
@@ -238,7 +255,8 @@ def markdown(r: dict[str, Any]) -> list[str]:
         f"# A table of {r['batches']} micro-batches against one batch write, {r['cores']} cores",
         "",
         f"{r['rows']:,} rows ({r['source']}), streamed as {r['micro_batches']} micro-batches of "
-        f"{r['rows_per_batch']:,} rows with merge on write ({r['merge_jobs']} merge jobs; "
+        f"{r['rows_per_batch']:,} rows with merge on write (target size "
+        f"{r['merge_target_size']}; {r['merge_jobs']} merge jobs; "
         f"{s['streamed_at_end']} splits when the stream ended, {s['streamed']} once its merges "
         f"finished), and written once ({s['batch']} splits). Medians of {r['runs']} rounds after "
         f"{r['warmup']} warm-up rounds, each query different in each round, tantivy's query "
@@ -270,6 +288,10 @@ def main() -> int:
     p.add_argument("--rows-per-batch", type=int, default=10_000)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
+    p.add_argument(
+        "--merge-target-size",
+        help="the stream's spark.indextables.mergeOnWrite.targetSize (100M, 4G); default: its own",
+    )
     p.add_argument("--keep-data", action="store_true", help="keep <out>/data (the tables)")
     add_session_args(p, "target/bench-micro-batches", "4g")
     args = p.parse_args()

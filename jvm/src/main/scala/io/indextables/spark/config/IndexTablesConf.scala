@@ -595,7 +595,8 @@ object IndexTablesConf {
     "spark.indextables.mergeOnWrite.maxConcurrentBatches",
     3,
     "Most merge-on-write jobs that run at once in this driver; a write that would start " +
-      "another, or one on a table already being merged, starts none.",
+      "another, or one on a table already being merged, starts none, and its table is looked " +
+      "at again when a merge ends.",
     min = 1
   )
 

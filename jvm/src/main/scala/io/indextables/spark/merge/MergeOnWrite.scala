@@ -63,10 +63,13 @@ final case class MergeJob(
  * Merge on write: after a write commits, when the table holds at least the threshold of merge
  * groups (small splits of one partition that [[MergePlanner]] would merge), a merge of them starts,
  * in a background thread of the driver by default, so the writer returns at once. At most one
- * merge runs per table and `maxConcurrentBatches` in the driver; a write that finds those taken
- * starts none (the next write will). A merge that loses to a concurrent commit gives up as
- * [[MergeExecutor]] says; a failure is recorded in its job, never raised to the writer. The
- * jobs of this driver (the last [[MaxJobsKept]]) are listed by [[jobs]].
+ * merge runs per table and `maxConcurrentBatches` in the driver. A write that finds those taken
+ * leaves its table pending: when any merge of this driver ends, each pending table is looked at
+ * again, as its last write would have looked (a stream's last batches, committed while the table
+ * was being merged, are merged then rather than at the table's next write). A look that finds no
+ * slot stays pending. A merge that loses to a concurrent commit gives up as [[MergeExecutor]]
+ * says; a failure is recorded in its job, never raised to the writer. The jobs of this driver
+ * (the last [[MaxJobsKept]]) are listed by [[jobs]].
  */
 object MergeOnWrite {
 
@@ -78,6 +81,9 @@ object MergeOnWrite {
   private val counter = new AtomicLong()
   private val history = mutable.LinkedHashMap.empty[String, MergeJob]
   private val running = mutable.Set.empty[String]
+
+  /** Per table path, the look again owed to the last write that found no slot free. */
+  private val pending = mutable.LinkedHashMap.empty[String, () => Unit]
 
   private lazy val pool: ExecutorService = Executors.newCachedThreadPool(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
@@ -107,12 +113,17 @@ object MergeOnWrite {
       val snapshot = log.snapshot()
       val groups = MergePlanner.plan(snapshot, request, _ => true, System.currentTimeMillis())
       val threshold = settings.threshold(spark.sparkContext.defaultParallelism)
+      val table = log.tablePath.toString
       if (groups.size < threshold) None
-      else reserve(log.tablePath.toString, committedVersion, groups.size, settings).map { job =>
-        val work: Runnable =
-          () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
-        if (settings.async) pool.submit(detached(spark, work)) else work.run()
-        job
+      else {
+        val lookAgain =
+          () => { afterCommit(spark, log, hadoopConf, committedVersion, settings, afterMerge); () }
+        reserve(table, committedVersion, groups.size, settings, lookAgain).map { job =>
+          val work: Runnable =
+            () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
+          if (settings.async) pool.submit(detached(spark, work)) else work.run()
+          job
+        }
       }
     } catch {
       case e: Exception =>
@@ -134,10 +145,21 @@ object MergeOnWrite {
   /** Spark's `SQLExecution.EXECUTION_ID_KEY` and `EXECUTION_ROOT_ID_KEY`. */
   private val SqlExecutionKeys = Seq("spark.sql.execution.id", "spark.sql.execution.root.id")
 
-  private def reserve(table: String, version: Long, groups: Int, settings: MergeOnWriteSettings)
-      : Option[MergeJob] = synchronized {
-    if (running.contains(table) || running.size >= settings.maxConcurrentBatches) None
-    else {
+  /**
+   * Takes the table's slot for a merge and records its job; when no slot is free, leaves the
+   * table pending with `lookAgain` (replacing an older look of the same table) and returns None.
+   */
+  private def reserve(
+      table: String,
+      version: Long,
+      groups: Int,
+      settings: MergeOnWriteSettings,
+      lookAgain: () => Unit): Option[MergeJob] = synchronized {
+    if (running.contains(table) || running.size >= settings.maxConcurrentBatches) {
+      pending.put(table, lookAgain)
+      None
+    } else {
+      pending.remove(table)
       running += table
       val job = MergeJob(
         s"merge-${counter.incrementAndGet()}",
@@ -188,13 +210,29 @@ object MergeOnWrite {
       running -= job.tablePath
       record(finished)
     }
-    if (finished.status == "COMPLETED") {
-      try afterMerge()
-      catch {
-        case e: Exception =>
-          logger.warn(s"After the merge on write of ${job.tablePath}: ${e.getMessage}", e)
+    try {
+      if (finished.status == "COMPLETED") {
+        try afterMerge()
+        catch {
+          case e: Exception =>
+            logger.warn(s"After the merge on write of ${job.tablePath}: ${e.getMessage}", e)
+        }
       }
+    } finally lookAgainAtPending(spark)
+  }
+
+  /**
+   * Runs the looks owed to the pending tables, each in a pool thread: a look that finds enough
+   * merge groups and a free slot starts its merge (in that thread, when the merge is
+   * synchronous), one that finds no slot leaves its table pending again.
+   */
+  private def lookAgainAtPending(spark: SparkSession): Unit = {
+    val looks = synchronized {
+      val owed = pending.values.toList
+      pending.clear()
+      owed
     }
+    looks.foreach(look => pool.submit(detached(spark, () => look())))
   }
 
   private def record(job: MergeJob): Unit = synchronized {
