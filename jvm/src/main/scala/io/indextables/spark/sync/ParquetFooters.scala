@@ -10,6 +10,7 @@ import scala.util.Try
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetToSparkSchemaConverter}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, Metadata, StructType}
 
 import io.indextables.spark.storage.LogStore
@@ -45,7 +46,7 @@ object ParquetFooters {
     val recorded = Option(file.getKeyValueMetaData.get(ParquetReadSupport.SPARK_METADATA_KEY))
       .flatMap(json => Try(DataType.fromJson(json)).toOption)
       .collect { case s: StructType => s }
-    val schema = recorded.getOrElse(new ParquetToSparkSchemaConverter().convert(file.getSchema))
+    val schema = recorded.getOrElse(new ParquetToSparkSchemaConverter(new SQLConf).convert(file.getSchema))
     Footer(schema, metadata.getBlocks.asScala.map(_.getRowCount).sum)
   }
 
