@@ -386,16 +386,19 @@ def _convert_connect(info: Any, message: str, *more: Any, **named: Any) -> Excep
 
 def _connect_importable() -> bool:
     """Whether importing PySpark's Connect client cannot end the process. PySpark 4.2's
-    `pyspark.sql.connect` calls `sys.exit` on import when `__main__` has neither `__spec__` nor
-    `__file__` (a script read from standard input, `python -`), so importing `indextables` there
-    must not import it; once the client is imported (its user imported it), it is safe."""
+    `pyspark.sql.connect` takes a process whose `__main__` has neither `__spec__` nor `__file__`
+    (a script read from standard input, `python -`, or given with `python -c`; not an
+    interactive one) for a doctest run, and calls `sys.exit` on import when one of the Connect
+    client's requirements is missing; so importing `indextables` there must not import it. Once
+    the client is imported (its user imported it), it is safe."""
     if "pyspark.sql.connect.client" in sys.modules:
         return True
     main = sys.modules.get("__main__")
     return (
         main is None
         or getattr(main, "__spec__", None) is not None
-        or getattr(main, "__file__", None) is not None
+        or hasattr(main, "__file__")
+        or hasattr(sys, "ps1")
     )
 
 
