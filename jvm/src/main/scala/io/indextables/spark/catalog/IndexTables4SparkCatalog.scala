@@ -342,7 +342,8 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
       if (d.managed) CatalogTableType.MANAGED else CatalogTableType.EXTERNAL,
       new Path(d.location).toUri,
       IndexTables4SparkTableProvider.ShortName,
-      d.comment)
+      d.comment
+    )
     spark.sessionState.catalog.createTable(entry, ignoreIfExists = false, validateLocation = false)
   }
 }

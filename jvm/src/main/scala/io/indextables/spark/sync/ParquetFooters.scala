@@ -46,7 +46,8 @@ object ParquetFooters {
     val recorded = Option(file.getKeyValueMetaData.get(ParquetReadSupport.SPARK_METADATA_KEY))
       .flatMap(json => Try(DataType.fromJson(json)).toOption)
       .collect { case s: StructType => s }
-    val schema = recorded.getOrElse(new ParquetToSparkSchemaConverter(new SQLConf).convert(file.getSchema))
+    val schema =
+      recorded.getOrElse(new ParquetToSparkSchemaConverter(new SQLConf).convert(file.getSchema))
     Footer(schema, metadata.getBlocks.asScala.map(_.getRowCount).sum)
   }
 

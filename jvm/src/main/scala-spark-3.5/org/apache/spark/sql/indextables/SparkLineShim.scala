@@ -79,5 +79,6 @@ object SparkLineShim extends SparkShim {
       storage = CatalogStorageFormat.empty.copy(locationUri = Some(location)),
       schema = new StructType(),
       provider = Some(provider),
-      comment = comment)
+      comment = comment
+    )
 }

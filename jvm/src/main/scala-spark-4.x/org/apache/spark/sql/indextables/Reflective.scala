@@ -34,7 +34,8 @@ object Reflective {
         val copy = c.getMethods.filter(m =>
           m.getName == "copy" && m.getParameterCount == names.size) match {
           case Array(m) => m
-          case found => throw missing(s"one ${c.getName}.copy of ${names.size} parameters", found.length)
+          case found =>
+            throw missing(s"one ${c.getName}.copy of ${names.size} parameters", found.length)
         }
         (Resolved(copy, defaultsOf(c, "copy", copy.getParameterCount)), names)
       }

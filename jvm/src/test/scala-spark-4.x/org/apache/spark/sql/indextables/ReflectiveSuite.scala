@@ -58,12 +58,14 @@ class ReflectiveSuite extends AnyFunSuite {
   }
 
   test("a member the running Spark lacks fails with NoSuchMethodError naming it") {
-    val e = intercept[NoSuchMethodError](Reflective.call(classOf[ReflectiveWide], "byPosition", "t"))
+    val e =
+      intercept[NoSuchMethodError](Reflective.call(classOf[ReflectiveWide], "byPosition", "t"))
     assert(e.getMessage.contains("byPosition"))
     intercept[NoSuchMethodError](Reflective.copy(ReflectiveWide("t", "q", true), "nope" -> "x"))
   }
 
-  test("the shim's Catalyst calls build what the direct calls build on the Spark compiled against") {
+  test(
+    "the shim's Catalyst calls build what the direct calls build on the Spark compiled against") {
     val relation = SparkLineShim.relation(table, options)
     // The same relation but for its columns' ids, which each call makes anew.
     val direct = DataSourceV2Relation.create(table, None, None, options)
@@ -101,7 +103,8 @@ class ReflectiveSuite extends AnyFunSuite {
       schema = new StructType(),
       provider = Some("indextables"),
       comment = Some("c"),
-      createTime = entry.createTime)
+      createTime = entry.createTime
+    )
     assert(entry == expected)
   }
 }
