@@ -162,10 +162,15 @@ def _build_sbt_value(name: str) -> str:
 
 
 def _spark_line_value(line: str, name: str) -> str:
-    """A field of the SparkLine of build.sbt whose `line` is `line`."""
+    """A field of the SparkLine of build.sbt that serves Spark line `line` (its `servedLines`:
+    the Spark 4 JAR, built against 4.0, serves 4.0, 4.1 and 4.2)."""
     text = (REPO_ROOT / "build.sbt").read_text()
-    block = re.search(rf'SparkLine\(\s*line = "{re.escape(line)}",(.*?)\)', text, re.S)
-    assert block, line
-    match = re.search(rf'{name} = "([^"]+)"', block[1])
+    blocks = [
+        b[1]
+        for b in re.finditer(r'SparkLine\((.*?)"\)\n', text, re.S)
+        if re.search(rf'servedLines = Seq\([^)]*"{re.escape(line)}"', b[1])
+    ]
+    assert len(blocks) == 1, (line, blocks)
+    match = re.search(rf'{name} = "([^"]+)"', blocks[0])
     assert match, (line, name)
     return match[1]
