@@ -387,10 +387,10 @@ def _convert_connect(info: Any, message: str, *more: Any, **named: Any) -> Excep
 def _connect_importable() -> bool:
     """Whether importing PySpark's Connect client cannot end the process. PySpark 4.2's
     `pyspark.sql.connect` takes a process whose `__main__` has neither `__spec__` nor `__file__`
-    (a script read from standard input, `python -`, or given with `python -c`; not an
+    (a script given with `python -c`, or piped in where `__main__` has no `__file__`; not an
     interactive one) for a doctest run, and calls `sys.exit` on import when one of the Connect
-    client's requirements is missing; so importing `indextables` there must not import it. Once
-    the client is imported (its user imported it), it is safe."""
+    client's requirements is missing; so importing `indextables` there must not import it (the
+    same check as PySpark's). Once the client is imported (its user imported it), it is safe."""
     if "pyspark.sql.connect.client" in sys.modules:
         return True
     main = sys.modules.get("__main__")
