@@ -11,6 +11,7 @@ val tantivy4javaVersion = "0.31.0"
 // Spark 3.5: Arrow, Avro, RoaringBitmap and ANTLR as Spark 3.5.9 ships them.
 val spark35 = SparkLine(
   line = "3.5",
+  servedLines = Seq("3.5"),
   sparkVersion = "3.5.9",
   scalaVersion = "2.12.18",
   sourceDir = "scala-spark-3.5",
@@ -21,13 +22,15 @@ val spark35 = SparkLine(
   deltaVersion = "3.3.2",
   icebergRuntime = "iceberg-spark-runtime-3.5_2.12")
 
-// Spark 4.0; Arrow, Avro, RoaringBitmap and ANTLR as Spark 4.0 ships them. The JAR serves 4.0.x
-// only: Spark 4.1 and 4.2 changed the binary signatures of Catalyst nodes it uses
-// (DataSourceV2Relation.create and copy, AliasHelper.getAliasMap, ParquetToSparkSchemaConverter;
-// in 4.2 also AppendData, OverwriteByExpression, WriteDelta and CatalogTable), so a JAR
-// compiled against 4.0 fails on them with NoSuchMethodError, and one compiled against 4.2 on 4.0.
+// Spark 4: compiled against 4.0 (Arrow, Avro, RoaringBitmap and ANTLR as Spark 4.0 ships them),
+// and the one JAR serves 4.0, 4.1 and 4.2. Spark 4.1 and 4.2 changed the binary signatures of
+// Catalyst case classes it builds or copies (DataSourceV2Relation.create and copy; in 4.2 also
+// AppendData, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta, CatalogTable and
+// CatalogStorageFormat), so those calls go through the 4.x shim, by reflection
+// (scala-spark-4.x/.../Reflective.scala); ParquetToSparkSchemaConverter is built from a SQLConf.
 val spark4 = SparkLine(
   line = "4.0",
+  servedLines = Seq("4.0", "4.1", "4.2"),
   sparkVersion = "4.0.1",
   scalaVersion = "2.13.16",
   sourceDir = "scala-spark-4.x",
@@ -205,8 +208,10 @@ lazy val spark = (project in file("jvm"))
            |object BuildInfo {
            |  val version: String = "${version.value}"
            |  val sparkVersion: String = "${sparkLine.value.sparkVersion}"
-           |  /** The Spark versions this JAR serves: `sparkLine` and its patch releases (3.5.x, 4.0.x). */
+           |  /** The Spark line compiled against (3.5, 4.0). */
            |  val sparkLine: String = "${sparkLine.value.line}"
+           |  /** The Spark lines this JAR serves, with their patch releases (3.5; 4.0, 4.1, 4.2). */
+           |  val servedLines: Seq[String] = Seq(${sparkLine.value.servedLines.map(l => "\"" + l + "\"").mkString(", ")})
            |  val scalaBinaryVersion: String = "${scalaBinaryVersion.value}"
            |  val tantivy4javaVersion: String = "$tantivy4javaVersion"
            |}
@@ -223,6 +228,7 @@ lazy val spark = (project in file("jvm"))
         out,
         s"version=${version.value}\nsparkVersion=${sparkLine.value.sparkVersion}\n" +
           s"sparkLine=${sparkLine.value.line}\n" +
+          s"servedLines=${sparkLine.value.servedLines.mkString(",")}\n" +
           s"tantivy4javaVersion=$tantivy4javaVersion\nscalaVersion=${scalaBinaryVersion.value}\n"
       )
       Seq(out)

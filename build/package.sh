@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the plugin assembly JARs for Spark 3.5 / Scala 2.12 and Spark 4.0 / Scala 2.13 and ships
+# Builds the plugin assembly JARs for Spark 3.5 / Scala 2.12 and Spark 4 / Scala 2.13 (compiled
+# against Spark 4.0; it serves Spark 4.0, 4.1 and 4.2) and ships
 # both inside the Python package (python/indextables/jars/); publishes both thin plugin JARs (indextables-spark_2.12 and _2.13)
 # with their POMs to target/maven-repo (for `spark-submit --packages`),
 # copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
 # target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
-# stage) into .venv/ at the repository root.
+# stage) into .venv/ at the repository root; and the package under PySpark 4.2 into .venv-spark4
+# and under PySpark 4.0 into .venv-spark40 (build/test.sh's runs on those Sparks).
 # Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
 set -euo pipefail
 
@@ -21,10 +23,13 @@ ORACLE_PINS=("tantivy==0.27.0" "gensim==4.4.0")
 # PySpark's Spark Connect client (grpcio, pandas, pyarrow), for the tests of the package over a
 # Connect server (tests/test_connect.py); pyarrow 18 as gensim keeps NumPy below 2.
 CONNECT_PINS=("pyspark[connect]==3.5.9" "pyarrow==18.1.0")
-# PySpark 4.0 for the pytest run on Spark 4.0 (the newest 4.0.x on PyPI), with what its tests
-# import beyond pytest and the oracles: pyarrow (Connect), the S3 and Azure clients
-# (tests/storage_servers.py) and PyYAML.
-PYSPARK4_PIN="pyspark[connect]==4.0.5"
+# PySpark 4.2 for the pytest run on Spark 4.2 (.venv-spark4), and PySpark 4.0 (the newest 4.0.x on
+# PyPI) for the run on Spark 4.0 of the tests whose Delta and Iceberg oracles exist for 4.0 only
+# (.venv-spark40); both with what their tests import beyond pytest and the oracles: pyarrow
+# (Connect), the S3 and Azure clients (tests/storage_servers.py) and PyYAML. The one Spark 4 JAR
+# serves both.
+PYSPARK4_PIN="pyspark[connect]==4.2.1"
+PYSPARK40_PIN="pyspark[connect]==4.0.5"
 SPARK4_TEST_PINS=("pyarrow==18.1.0" "azure-storage-blob==12.31.1" "boto3==1.44.8" "PyYAML==6.0.4")
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
 if [[ -z "${VERSION}" ]]; then
@@ -78,19 +83,25 @@ rm -rf python/build python/*.egg-info
 "${PIP[@]}" install --force-reinstall --no-deps ./python
 rm -rf python/build python/*.egg-info
 
-# The same package under PySpark 4.0, in .venv-spark4: build/test.sh's pytest run on Spark 4.0.
-if [[ ! -x .venv-spark4/bin/python ]]; then
-  echo "package.sh: creating .venv-spark4 with ${PYTHON:-python3}"
-  "${PYTHON:-python3}" -m venv .venv-spark4
-fi
-PIP4=(.venv-spark4/bin/python -m pip --disable-pip-version-check -q)
-echo "package.sh: installing ./python, ${PYSPARK4_PIN}, pytest into .venv-spark4"
-"${PIP4[@]}" install "${PYSPARK4_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
-rm -rf python/build python/*.egg-info
-"${PIP4[@]}" install --force-reinstall --no-deps ./python
-rm -rf python/build python/*.egg-info
+# The same package under PySpark 4.2 in .venv-spark4 and under PySpark 4.0 in .venv-spark40:
+# build/test.sh's pytest runs on Spark 4.2 and 4.0.
+install_spark4_venv() {
+  local venv="$1" pin="$2"
+  if [[ ! -x "${venv}/bin/python" ]]; then
+    echo "package.sh: creating ${venv} with ${PYTHON:-python3}"
+    "${PYTHON:-python3}" -m venv "${venv}"
+  fi
+  local pip=("${venv}/bin/python" -m pip --disable-pip-version-check -q)
+  echo "package.sh: installing ./python, ${pin}, pytest into ${venv}"
+  "${pip[@]}" install "${pin}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
+  rm -rf python/build python/*.egg-info
+  "${pip[@]}" install --force-reinstall --no-deps ./python
+  rm -rf python/build python/*.egg-info
+}
+install_spark4_venv .venv-spark4 "${PYSPARK4_PIN}"
+install_spark4_venv .venv-spark40 "${PYSPARK40_PIN}"
 
-for venv in .venv .venv-spark4; do
+for venv in .venv .venv-spark4 .venv-spark40; do
   "${venv}/bin/python" -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
   echo "package.sh: ready: ${venv}: $("${venv}/bin/python" -c 'import indextables; print(indextables.jar_path())')"
 done

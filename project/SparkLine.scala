@@ -3,7 +3,9 @@
  * lake libraries built for it. The Scala version picks the line (`build.sbt`, `sparkLine`): Scala
  * 2.12 builds for Spark 3.5, Scala 2.13 for Spark 4.
  *
- * @param line the Spark versions the JAR serves: this one and its patch releases ("3.5", "4.0")
+ * @param line the Spark line compiled against ("3.5", "4.0")
+ * @param servedLines the Spark lines the JAR serves, with their patch releases: ("3.5"), ("4.0",
+ *   "4.1", "4.2")
  * @param sparkVersion the Spark compiled against (`provided`)
  * @param sourceDir the line's own source folder beside `scala/` (`src/main/<sourceDir>`)
  * @param antlrVersion the ANTLR runtime that Spark ships, which the grammar is generated for
@@ -15,6 +17,7 @@
  */
 final case class SparkLine(
     line: String,
+    servedLines: Seq[String],
     sparkVersion: String,
     scalaVersion: String,
     sourceDir: String,

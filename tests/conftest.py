@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,10 @@ import indextables
 from helpers import session_builder
 from logdata import LOGS_SCHEMA, generate_logs
 from storage_servers import AzureServer, S3Server, start_azurite, start_s3
+
+# Spark's Python workers (UDFs, Arrow) run this interpreter, the virtual environment's with its
+# pyarrow, not whichever `python3` is first on PATH.
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"

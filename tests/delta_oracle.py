@@ -41,7 +41,9 @@ __all__ = [
 ]
 
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
-"""The Spark line of the installed PySpark ("3.5", "4.0"): the oracles' JARs are built for it."""
+"""The Spark line of the installed PySpark ("3.5", "4.0", "4.2"): the oracles' JARs are built for
+it. On Spark 4.2 they are 4.0's (there is no Delta or Iceberg for 4.2 here): only Hadoop's S3A
+of them is used there, the tests of companions over Delta and Iceberg run on 4.0 only."""
 
 if SPARK_LINE == "3.5":
     ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyspark
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -24,6 +25,7 @@ from helpers import (
     version_actions,
     write_table,
 )
+from indextables import UnsupportedSparkError
 
 LAYOUT = "spark.indextables.write.layout"
 COMPANION = {LAYOUT: "companion", TYPEMAP + "message": "text"}
@@ -319,3 +321,25 @@ def test_a_store_only_column_stays_out_of_the_index_and_is_filtered_by_spark(
     assert_same_rows(
         present, rows.where(F.col("message").contains("timed") & F.col("id").isNotNull())
     )
+
+
+@pytest.mark.skipif(
+    pyspark.__version__.startswith(("3.5.", "4.0.")),
+    reason="companions over Delta and Iceberg tables are served on Spark 3.5 and 4.0",
+)
+@pytest.mark.parametrize("fmt", ["DELTA", "ICEBERG"])
+def test_a_companion_over_delta_or_iceberg_is_refused_on_spark_4_1_and_later(
+    spark: SparkSession, tmp_path: Path, fmt: str
+) -> None:
+    # Refused before any class of Delta's or Iceberg's is touched: neither is on this class path.
+    sql = (
+        f"BUILD INDEXTABLES COMPANION FOR {fmt} '{tmp_path / 'source'}' "
+        f"AT LOCATION '{tmp_path / 'index'}'"
+    )
+    with pytest.raises(UnsupportedSparkError) as e:
+        spark.sql(sql).collect()
+    assert e.value.error_class == "INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK"
+    assert e.value.getSqlState() == "0A000"
+    assert f"this is Spark {spark.version}" in str(e.value)
+    assert "Spark 3.5.x and 4.0.x only" in str(e.value)
+    assert not (tmp_path / "index").exists()

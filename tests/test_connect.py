@@ -90,6 +90,6 @@ def test_the_cli_prints_the_server_command(
 def test_the_cli_refuses_a_server_of_no_served_spark_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert cli_main(["connect-server", "--spark-version", "4.2.0"]) == 2
+    assert cli_main(["connect-server", "--spark-version", "4.3.0"]) == 2
     err = capsys.readouterr().err
-    assert "4.2.0 is not one of them" in err and "3.5.x and 4.0.x" in err, err
+    assert "4.3.0 is not one of them" in err and "3.5.x, 4.0.x, 4.1.x and 4.2.x" in err, err

@@ -24,13 +24,21 @@ def test_jar_path_points_at_the_shipped_assembly_of_this_version() -> None:
     assert os.path.isfile(path)
     line = indextables.session.spark_line()
     assert line == ".".join(pyspark.__version__.split(".")[:2])
-    scala = {"3.5": "", "4.0": "_2.13"}[line]
+    scala = "" if line == "3.5" else "_2.13"
     assert Path(path).name == f"indextables-spark{scala}-assembly-{indextables.__version__}.jar"
 
 
 @pytest.mark.parametrize(
     ("version", "line"),
-    [("3.5.0", "3.5"), ("3.5.9", "3.5"), ("4.0.0", "4.0"), ("4.0.1", "4.0"), ("4.0.2.dev0", "4.0")],
+    [
+        ("3.5.0", "3.5"),
+        ("3.5.9", "3.5"),
+        ("4.0.0", "4.0"),
+        ("4.0.1", "4.0"),
+        ("4.0.2.dev0", "4.0"),
+        ("4.1.0", "4.1"),
+        ("4.2.1", "4.2"),
+    ],
 )
 def test_the_jar_of_each_spark_line_is_shipped_and_chosen_by_pyspark_version(
     version: str, line: str
@@ -40,20 +48,23 @@ def test_the_jar_of_each_spark_line_is_shipped_and_chosen_by_pyspark_version(
     assert os.path.isfile(path), path
     assert f"PySpark {version}" in why and f"Spark {line} line" in why
     assert indextables.jar_path(version) == path
-    # Each JAR says which Spark it was built for.
+    # Each JAR says which Spark it was built for, and which lines it serves (the Spark 4 JAR,
+    # built against 4.0, serves 4.0, 4.1 and 4.2).
     from indextables.__main__ import jar_build_properties
 
-    assert jar_build_properties(path)["sparkVersion"].startswith(line + ".")
+    built = jar_build_properties(path)
+    assert built["sparkVersion"].startswith("3.5." if line == "3.5" else "4.0.")
+    assert line in built["servedLines"].split(",")
 
 
-@pytest.mark.parametrize("version", ["3.4.1", "3.6.0", "4.1.0", "4.2.0", "4.3.0", "5.0.0", "dev"])
+@pytest.mark.parametrize("version", ["3.4.1", "3.6.0", "4.3.0", "4.3.1", "5.0.0", "dev"])
 def test_a_pyspark_of_no_served_line_is_refused_naming_the_versions(
     monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
     with pytest.raises(indextables.session.UnsupportedSparkVersionError) as e:
         indextables.jar_path(version)
     assert f"{version} is not one of them" in str(e.value)
-    assert "3.5.x and 4.0.x" in str(e.value)
+    assert "3.5.x, 4.0.x, 4.1.x and 4.2.x" in str(e.value)
     # configure_spark refuses it too, before any session starts.
     monkeypatch.setattr(indextables.session, "_installed_pyspark", lambda: version)
     with pytest.raises(indextables.session.UnsupportedSparkVersionError, match=version):

@@ -1,8 +1,10 @@
-"""One table format on both Spark lines: a table written under PySpark 3.5 (with the Spark 3.5 /
-Scala 2.12 JAR the package picks) is read under PySpark 4.0 (with the Spark 4.0 / Scala 2.13
-JAR), and the other way round, on both layouts. Each side runs in a process of its own, from the
-virtual environment build/package.sh made for its line (.venv and .venv-spark4); the answers are
-checked against the rows themselves."""
+"""One table format on every Spark line: a table written under PySpark 3.5 (with the Spark 3.5 /
+Scala 2.12 JAR the package picks) is read under PySpark 4.2 (with the Spark 4 / Scala 2.13 JAR,
+compiled against 4.0), and the other way round; and one written under PySpark 4.0 is read under
+4.2 and the other way round (the same JAR on two Sparks); on both layouts. Each side runs in a
+process of its own, from the virtual environment build/package.sh made for its line (.venv,
+.venv-spark4 with PySpark 4.2, .venv-spark40 with PySpark 4.0); the answers are checked against
+the rows themselves."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = {
     "3.5": REPO_ROOT / ".venv" / "bin" / "python",
-    "4.0": REPO_ROOT / ".venv-spark4" / "bin" / "python",
+    "4.0": REPO_ROOT / ".venv-spark40" / "bin" / "python",
+    "4.2": REPO_ROOT / ".venv-spark4" / "bin" / "python",
 }
 
 SCRIPT = """
@@ -69,7 +72,9 @@ def _run(line: str, mode: str, path: Path, layout: str, work: Path) -> dict[str,
 
 
 @pytest.mark.parametrize("layout", ["splits", "companion"])
-@pytest.mark.parametrize(("writer", "reader"), [("3.5", "4.0"), ("4.0", "3.5")])
+@pytest.mark.parametrize(
+    ("writer", "reader"), [("3.5", "4.2"), ("4.2", "3.5"), ("4.0", "4.2"), ("4.2", "4.0")]
+)
 def test_a_table_written_on_one_spark_line_is_read_on_the_other(
     tmp_path: Path, writer: str, reader: str, layout: str
 ) -> None:

@@ -42,9 +42,9 @@ def test_the_wheel_is_tagged_for_the_platform_of_its_native_library(
     with zipfile.ZipFile(built_wheel) as wheel:
         info = wheel.read(f"indextables_spark-{indextables.__version__}.dist-info/WHEEL").decode()
         jars = sorted(n for n in wheel.namelist() if n.endswith(".jar"))
-        # One assembly per Spark line the package serves.
+        # One assembly per Scala version: 2.12 for Spark 3.5, 2.13 for Spark 4.0, 4.1 and 4.2.
         assert jars == sorted(
-            f"indextables/jars/{name}" for name in indextables.session.SPARK_LINE_JARS.values()
+            {f"indextables/jars/{name}" for name in indextables.session.SPARK_LINE_JARS.values()}
         ), jars
         jar_name = f"indextables/jars/indextables-spark-assembly-{indextables.__version__}.jar"
         (tmp_path / "plugin.jar").write_bytes(wheel.read(jar_name))
@@ -162,10 +162,15 @@ def _build_sbt_value(name: str) -> str:
 
 
 def _spark_line_value(line: str, name: str) -> str:
-    """A field of the SparkLine of build.sbt whose `line` is `line`."""
+    """A field of the SparkLine of build.sbt that serves Spark line `line` (its `servedLines`:
+    the Spark 4 JAR, built against 4.0, serves 4.0, 4.1 and 4.2)."""
     text = (REPO_ROOT / "build.sbt").read_text()
-    block = re.search(rf'SparkLine\(\s*line = "{re.escape(line)}",(.*?)\)', text, re.S)
-    assert block, line
-    match = re.search(rf'{name} = "([^"]+)"', block[1])
+    blocks = [
+        b[1]
+        for b in re.finditer(r'SparkLine\((.*?)"\)\n', text, re.S)
+        if re.search(rf'servedLines = Seq\([^)]*"{re.escape(line)}"', b[1])
+    ]
+    assert len(blocks) == 1, (line, blocks)
+    match = re.search(rf'{name} = "([^"]+)"', blocks[0])
     assert match, (line, name)
     return match[1]

@@ -12,14 +12,16 @@ keeps working: :class:`TableNotFoundError`, :class:`TableExistsError`,
 
 A Spark Connect session (`SparkSession.builder.remote(...)`) has no JVM beside it: its errors
 arrive as gRPC errors that carry the server's exception classes and message. Importing
-`indextables` wraps the Connect client's conversion of them too, so an IndexTables error
-arrives as the same subclass, with its error class, on either kind of session.
+`indextables` wraps the Connect client's conversion of them too (where importing the Connect
+client is safe: see `install_exception_mapping`), so an IndexTables error arrives as the same
+subclass, with its error class, on either kind of session.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
@@ -46,6 +48,7 @@ __all__ = [
     "TableNotFoundError",
     "TimeTravelError",
     "UnsupportedProtocolError",
+    "UnsupportedSparkError",
     "UnsupportedTypeError",
     "convert_exception",
     "error_type",
@@ -173,6 +176,13 @@ class CorruptTableError(IndexTablesError):
     ``..._COMPANION_FILE_CHANGED``, ``..._COMPANION_FILES_SCATTERED``)."""
 
 
+class UnsupportedSparkError(IndexTablesError):
+    """The running Spark does not serve what was asked: the JAR is for another Spark line
+    (``INDEXTABLES_WRONG_SPARK_VERSION``), or a companion index over a Delta or Iceberg table is
+    built or checked on a Spark line where it is not served, 4.1 and 4.2
+    (``INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK``)."""
+
+
 class StorageError(IndexTablesError):
     """The object store refused or failed a request (``INDEXTABLES_STORAGE_*``)."""
 
@@ -258,6 +268,8 @@ _BY_ERROR_CLASS: Final[Mapping[str, type[IndexTablesError]]] = MappingProxyType(
         "INDEXTABLES_COMPANION_UNKNOWN_INDEXING_MODE": InvalidOptionError,
         "INDEXTABLES_COMPANION_UNKNOWN_COLUMN": InvalidOptionError,
         "INDEXTABLES_COMPANION_TARGET_MISMATCH": InvalidOptionError,
+        "INDEXTABLES_WRONG_SPARK_VERSION": UnsupportedSparkError,
+        "INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK": UnsupportedSparkError,
     }
 )
 
@@ -372,7 +384,25 @@ def _convert_connect(info: Any, message: str, *more: Any, **named: Any) -> Excep
     return _pyspark_connect_convert(info, message, *more, **named)
 
 
-def install_exception_mapping() -> None:
+def _connect_importable() -> bool:
+    """Whether importing PySpark's Connect client cannot end the process. PySpark 4.2's
+    `pyspark.sql.connect` takes a process whose `__main__` has neither `__spec__` nor `__file__`
+    (a script given with `python -c`, or piped in where `__main__` has no `__file__`; not an
+    interactive one) for a doctest run, and calls `sys.exit` on import when one of the Connect
+    client's requirements is missing; so importing `indextables` there must not import it (the
+    same check as PySpark's). Once the client is imported (its user imported it), it is safe."""
+    if "pyspark.sql.connect.client" in sys.modules:
+        return True
+    main = sys.modules.get("__main__")
+    return (
+        main is None
+        or getattr(main, "__spec__", None) is not None
+        or hasattr(main, "__file__")
+        or hasattr(sys, "ps1")
+    )
+
+
+def install_exception_mapping(connect: bool = False) -> None:
     """Make PySpark raise IndexTables errors as IndexTablesError subclasses (idempotent).
 
     PySpark turns every JVM exception a py4j call raises into a Python one through
@@ -380,13 +410,18 @@ def install_exception_mapping() -> None:
     session (also one started before this call) raises ours. A Spark Connect client turns each
     error the server sends into one through the `convert_exception` its client module imported
     from `pyspark.errors.exceptions.connect`; that one is wrapped too, when PySpark's Connect
-    client is installed (it needs grpcio, pandas and pyarrow). Importing `indextables` calls it.
+    client is installed (it needs grpcio, pandas and pyarrow) and importing it is safe
+    (`_connect_importable`), or `connect` is true (a session about to import it anyway:
+    `configure_spark` of a `remote` builder). Importing `indextables` calls it; `configure_spark`
+    calls it again, so that a Connect client imported since is wrapped.
     """
     global _pyspark_convert, _pyspark_connect_convert
     current = captured.convert_exception
     if current is not _convert_captured:
         _pyspark_convert = current
         captured.convert_exception = _convert_captured
+    if not connect and not _connect_importable():
+        return
     try:
         from pyspark.sql.connect.client import core
     except Exception:  # noqa: BLE001 (no Connect client here: classic sessions only)

@@ -29,15 +29,20 @@ __all__ = [
     "spark_line",
 ]
 
+_SPARK4_JAR: Final[str] = f"indextables-spark_2.13-assembly-{__version__}.jar"
+
 SPARK_LINE_JARS: Final[Mapping[str, str]] = MappingProxyType(
     {
         "3.5": f"indextables-spark-assembly-{__version__}.jar",
-        "4.0": f"indextables-spark_2.13-assembly-{__version__}.jar",
+        "4.0": _SPARK4_JAR,
+        "4.1": _SPARK4_JAR,
+        "4.2": _SPARK4_JAR,
     }
 )
 """The assembly JAR the package ships for each Spark line it serves (a line is a Spark
-`major.minor` and its patch releases): Scala 2.12 for Spark 3.5, Scala 2.13 for Spark 4.0.
-Spark changes Catalyst's binary interfaces between minor releases, so one JAR serves one line."""
+`major.minor` and its patch releases): Scala 2.12 for Spark 3.5; one Scala 2.13 JAR, compiled
+against Spark 4.0, for Spark 4.0, 4.1 and 4.2 (it calls the Catalyst signatures that 4.1 and 4.2
+changed by reflection). Spark 4.3 is not served: there is no Spark 4.3 to test it on."""
 
 JAR_NAME: Final[str] = SPARK_LINE_JARS["3.5"]
 """File name of the Spark 3.5 assembly JAR; its version is the package's version."""
@@ -88,8 +93,8 @@ def _installed_pyspark() -> str:
 
 
 def spark_line(pyspark_version: str | None = None) -> str:
-    """The Spark line ("3.5", "4.0") whose JAR serves `pyspark_version` (by default the installed
-    PySpark's version).
+    """The Spark line ("3.5", "4.0", "4.1", "4.2") whose JAR serves `pyspark_version` (by default
+    the installed PySpark's version).
 
     Raises UnsupportedSparkVersionError, naming the version and the lines served, for any other.
     """
@@ -97,10 +102,11 @@ def spark_line(pyspark_version: str | None = None) -> str:
     match = re.match(r"(\d+)\.(\d+)(?:\.|$)", version)
     line = f"{match.group(1)}.{match.group(2)}" if match else None
     if line is None or line not in SPARK_LINE_JARS:
-        served = " and ".join(f"{x}.x" for x in SPARK_LINE_JARS)
+        lines = [f"{x}.x" for x in SPARK_LINE_JARS]
+        served = ", ".join(lines[:-1]) + " and " + lines[-1]
         raise UnsupportedSparkVersionError(
             f"indextables-spark {__version__} serves Spark and PySpark {served}; {version} is "
-            "not one of them. Install a PySpark it serves (pip install 'pyspark>=3.5,<4.1')."
+            "not one of them. Install a PySpark it serves (pip install 'pyspark>=3.5,<4.3')."
         )
     return line
 
@@ -122,8 +128,8 @@ def jar_choice(pyspark_version: str | None = None) -> tuple[str, str]:
 
 def jar_path(pyspark_version: str | None = None) -> str:
     """Return the absolute path of the plugin JAR shipped in this package for the installed
-    PySpark (or for `pyspark_version`): the Spark 3.5 JAR for PySpark 3.5.x, the Spark 4.0 JAR
-    for PySpark 4.0.x.
+    PySpark (or for `pyspark_version`): the Spark 3.5 JAR for PySpark 3.5.x, the Spark 4 JAR
+    for PySpark 4.0.x, 4.1.x and 4.2.x.
 
     Raises UnsupportedSparkVersionError for a PySpark of another line, and FileNotFoundError,
     naming the path it looked at, when the package was installed without the JAR (for example
@@ -150,11 +156,12 @@ def configure_spark(builder: SparkSession.Builder) -> SparkSession.Builder:
             "configure_spark expects a pyspark.sql.SparkSession.Builder "
             f"(such as SparkSession.builder), got {type(builder).__name__}"
         )
-    install_exception_mapping()
     options: Mapping[str, object] = getattr(builder, "_options", {})
     # A Spark Connect client (`builder.remote(...)`) has no JVM of its own: the plugin is the
     # server's (connect_server_settings), and only the errors' mapping is the client's.
-    if options.get("spark.remote") is not None:
+    remote = options.get("spark.remote") is not None
+    install_exception_mapping(connect=remote)
+    if remote:
         return builder
     for key, template in SPARK_SETTINGS.items():
         value = jar_path() if template == _JAR_PLACEHOLDER else template

@@ -619,14 +619,29 @@ object IndexTablesErrors {
    * The running Spark is not of the line this JAR was built for (a JAR for Spark 3.5 and Scala
    * 2.12 on Spark 4, or the other way round).
    */
-  def wrongSparkVersion(running: String, line: String, builtFor: String, scala: String)
+  def wrongSparkVersion(running: String, lines: Seq[String], builtFor: String, scala: String)
       : IndexTablesException =
     error(
       "INDEXTABLES_WRONG_SPARK_VERSION",
       s"This IndexTables JAR (indextables-spark_$scala, built against Spark $builtFor) serves " +
-        s"Spark $line.x, but this is Spark $running. Put the IndexTables JAR for Spark " +
-        s"$running on the class path instead (indextables-spark_2.12 for Spark 3.5, " +
-        "indextables-spark_2.13 for Spark 4.0)."
+        s"Spark ${lines.map(_ + ".x").mkString(", ")}, but this is Spark $running. Put the " +
+        s"IndexTables JAR for Spark $running on the class path instead (indextables-spark_2.12 " +
+        "for Spark 3.5, indextables-spark_2.13 for Spark 4.0, 4.1 and 4.2)."
+    )
+
+  /**
+   * A companion index over a Delta or Iceberg table (`format`) on a Spark line where IndexTables
+   * does not reach that library (Delta's releases for Spark 4.1 and 4.2 changed the snapshot API
+   * it calls; Iceberg has no runtime for Spark 4.2).
+   */
+  def companionSourceUnsupportedSpark(format: String, running: String, served: Seq[String])
+      : IndexTablesException =
+    error(
+      "INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK",
+      s"A companion index over a $format table is served on Spark " +
+        s"${served.map(_ + ".x").mkString(" and ")} only, and this is Spark $running. Build " +
+        s"and read it on Spark ${served.mkString(" or ")}, or build the companion over the " +
+        "table's Parquet directory instead."
     )
 
   /**

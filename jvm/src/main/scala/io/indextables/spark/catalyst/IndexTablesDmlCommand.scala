@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference, GenericInternalRow}
 import org.apache.spark.sql.catalyst.plans.logical.{CommandResult, DeleteFromTable, DeleteFromTableWithFilters, LogicalPlan, MergeIntoTable, UnaryCommand, UpdateTable, WriteDelta}
 import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.connector.write.RowLevelOperation
 import org.apache.spark.sql.execution.datasources.v2.{DataSourceV2Relation, DeleteFromTableExec, TruncateTableExec, WriteDeltaExec}
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy, UnaryExecNode}
 import org.apache.spark.sql.types.LongType
@@ -27,10 +28,16 @@ final case class IndexTablesDmlCommand(child: LogicalPlan, override val output: 
 
 object IndexTablesDmlCommand {
 
-  /** A resolution rule: wraps a DML statement on an IndexTables table, at the plan's root. */
+  /**
+   * A resolution rule: wraps a DML statement on an IndexTables table, at the plan's root. Spark
+   * 4.2 rewrites a DELETE into its row-level write (`WriteDelta`) before this rule runs, so the
+   * rewritten statement is wrapped too.
+   */
   object Wrap extends Rule[LogicalPlan] {
     override def apply(plan: LogicalPlan): LogicalPlan = plan match {
       case d: DeleteFromTable if targets(d.table) => wrap(d, merge = false)
+      case w: WriteDelta if targets(w.originalTable) =>
+        wrap(w, merge = w.operation.command() == RowLevelOperation.Command.MERGE)
       case u: UpdateTable if targets(u.table) => wrap(u, merge = false)
       case m: MergeIntoTable if targets(m.targetTable) => wrap(m, merge = true)
       case other => other

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.indextables.SparkLineShim
 
 import io.indextables.spark.core.IndexTables4SparkTable
 
@@ -20,11 +21,11 @@ case class IndexTablesInsertByPosition(session: SparkSession) extends Rule[Logic
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperators {
     case a: AppendData if !a.isByName && needsProjection(a.table, a.query) =>
-      a.copy(query = project(a.table, a.query))
+      SparkLineShim.withQuery(a, project(a.table, a.query))
     case o: OverwriteByExpression if !o.isByName && needsProjection(o.table, o.query) =>
-      o.copy(query = project(o.table, o.query))
+      SparkLineShim.withQuery(o, project(o.table, o.query))
     case o: OverwritePartitionsDynamic if !o.isByName && needsProjection(o.table, o.query) =>
-      o.copy(query = project(o.table, o.query))
+      SparkLineShim.withQuery(o, project(o.table, o.query))
   }
 
   private def ours(table: LogicalPlan): Boolean = table match {

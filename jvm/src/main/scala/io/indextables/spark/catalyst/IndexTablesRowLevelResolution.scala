@@ -3,6 +3,7 @@ package io.indextables.spark.catalyst
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable, UpdateTable}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.indextables.SparkLineShim
 
 import io.indextables.spark.core.IndexTables4SparkTable
 
@@ -32,6 +33,6 @@ object IndexTablesRowLevelResolution extends Rule[LogicalPlan] {
 
   private def target(p: LogicalPlan): LogicalPlan = p.transform {
     case r: DataSourceV2Relation if ours(r).isDefined =>
-      r.copy(table = ours(r).get.forRowLevelCommand)
+      SparkLineShim.withTable(r, ours(r).get.forRowLevelCommand)
   }
 }

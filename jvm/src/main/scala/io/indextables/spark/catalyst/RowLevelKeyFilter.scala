@@ -41,7 +41,7 @@ object RowLevelKeyFilter extends Rule[LogicalPlan] with PredicateHelper {
           case r: DataSourceV2Relation => Some(r.table)
           case _ => None
         }
-        target.map(t => w.copy(query = narrowed(w.query, t))).getOrElse(w)
+        target.map(t => SparkLineShim.withQuery(w, narrowed(w.query, t))).getOrElse(w)
     }
 
   private def ours(p: LogicalPlan): Boolean = p match {

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, E
 import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, UpdateTable, WithCTE}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkFilterBridge}
+import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkFilterBridge, SparkLineShim}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.indextables.spark.IndexTablesErrors
@@ -133,7 +133,7 @@ case class V2IndexQueryExpressionRule(
       val key = IndexQueryRegistry.newKey()
       val options = r.options.asCaseSensitiveMap().asScala.toMap +
         (IndexQueryRegistry.KeyOption -> key)
-      val tagged = r.copy(options = new CaseInsensitiveStringMap(options.asJava))
+      val tagged = SparkLineShim.withOptions(r, new CaseInsensitiveStringMap(options.asJava))
       IndexQueryRegistry.store(key, combined)
       if (rest.isEmpty) tagged else Filter(rest.reduceLeft(And), tagged)
   }

@@ -31,6 +31,7 @@ private[read] object CompanionStaleness {
       } {
         val behind = format match {
           case Libraries.DeltaFormat =>
+            Libraries.checkSparkLine("Delta")
             val latest =
               try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
               catch {
@@ -41,6 +42,7 @@ private[read] object CompanionStaleness {
               }
             Some(s"version $latest" -> (latest - synced))
           case Libraries.IcebergFormat =>
+            Libraries.checkSparkLine("Iceberg")
             IcebergTables.recorded(conf).map { ref =>
               val spark = SparkSession.active
               val loaded =

@@ -7,9 +7,12 @@ import java.nio.charset.StandardCharsets
 import scala.jdk.CollectionConverters._
 import scala.util.Try
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.apache.parquet.{HadoopReadOptions, ParquetReadOptions}
 import org.apache.parquet.format.converter.ParquetMetadataConverter
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetReadSupport, ParquetToSparkSchemaConverter}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, Metadata, StructType}
 
 import io.indextables.spark.storage.LogStore
@@ -22,6 +25,12 @@ import io.indextables.spark.storage.LogStore
  */
 object ParquetFooters {
   private val Magic = "PAR1".getBytes(StandardCharsets.US_ASCII)
+
+  // Parquet's read options with their defaults: Parquet 1.17 (Spark 4.2) reads a footer's Thrift
+  // message with the size limit of its options' configuration, and a converter made without
+  // options has a limit of -1, so that every footer fails ("Max message size must be positive").
+  private lazy val ReadOptions: ParquetReadOptions =
+    HadoopReadOptions.builder(new Configuration(false)).build()
 
   /** One file's footer: its data columns and rows. */
   final case class Footer(schema: StructType, rows: Long)
@@ -38,14 +47,15 @@ object ParquetFooters {
       throw new IOException(s"$path is not a Parquet file: its footer length is $footerLength")
     }
     val bytes = store.readRange(path, length - 8 - footerLength, footerLength)
-    val metadata = new ParquetMetadataConverter().readParquetMetadata(
+    val metadata = new ParquetMetadataConverter(ReadOptions).readParquetMetadata(
       new ByteArrayInputStream(bytes),
       ParquetMetadataConverter.NO_FILTER)
     val file = metadata.getFileMetaData
     val recorded = Option(file.getKeyValueMetaData.get(ParquetReadSupport.SPARK_METADATA_KEY))
       .flatMap(json => Try(DataType.fromJson(json)).toOption)
       .collect { case s: StructType => s }
-    val schema = recorded.getOrElse(new ParquetToSparkSchemaConverter().convert(file.getSchema))
+    val schema =
+      recorded.getOrElse(new ParquetToSparkSchemaConverter(new SQLConf).convert(file.getSchema))
     Footer(schema, metadata.getBlocks.asScala.map(_.getRowCount).sum)
   }
 

@@ -1,10 +1,18 @@
 package org.apache.spark.sql.indextables
 
+import java.net.URI
+
 import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.analysis.NamedRelation
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
 import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, Expression}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
+import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{Column, DataFrame}
 
 /** [[SparkShim]] for Spark 3.5. */
@@ -28,4 +36,49 @@ object SparkLineShim extends SparkShim {
   override def errorClass(e: SparkThrowable): String = e.getErrorClass
 
   override def inlineCommonExpressions(e: Expression): Expression = e
+
+  override def relation(table: Table, options: CaseInsensitiveStringMap): DataSourceV2Relation =
+    DataSourceV2Relation.create(table, None, None, options)
+
+  override def withTable(r: DataSourceV2Relation, table: Table): DataSourceV2Relation =
+    r.copy(table = table)
+
+  override def withOptions(
+      r: DataSourceV2Relation,
+      options: CaseInsensitiveStringMap): DataSourceV2Relation = r.copy(options = options)
+
+  override def appendByName(
+      table: NamedRelation,
+      query: LogicalPlan,
+      options: Map[String, String]): LogicalPlan = AppendData.byName(table, query, options)
+
+  override def overwriteByName(
+      table: NamedRelation,
+      query: LogicalPlan,
+      deleteExpr: Expression,
+      options: Map[String, String]): LogicalPlan =
+    OverwriteByExpression.byName(table, query, deleteExpr, options)
+
+  override def withQuery(write: LogicalPlan, query: LogicalPlan): LogicalPlan = write match {
+    case a: AppendData => a.copy(query = query)
+    case o: OverwriteByExpression => o.copy(query = query)
+    case o: OverwritePartitionsDynamic => o.copy(query = query)
+    case w: WriteDelta => w.copy(query = query)
+    case other => other
+  }
+
+  override def catalogTable(
+      identifier: TableIdentifier,
+      tableType: CatalogTableType,
+      location: URI,
+      provider: String,
+      comment: Option[String]): CatalogTable =
+    CatalogTable(
+      identifier = identifier,
+      tableType = tableType,
+      storage = CatalogStorageFormat.empty.copy(locationUri = Some(location)),
+      schema = new StructType(),
+      provider = Some(provider),
+      comment = comment
+    )
 }

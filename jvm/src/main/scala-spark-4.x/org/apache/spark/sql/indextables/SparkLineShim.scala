@@ -1,14 +1,25 @@
 package org.apache.spark.sql.indextables
 
+import java.net.URI
+
 import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.analysis.NamedRelation
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
 import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, DynamicPruningSubquery, Expression, With}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
 import org.apache.spark.sql.classic.{ClassicConversions, ExpressionUtils}
+import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{Column, DataFrame}
 
-/** [[SparkShim]] for Spark 4.x (compiled against 4.0). */
+/**
+ * [[SparkShim]] for Spark 4.x (compiled against 4.0; runs on 4.0, 4.1 and 4.2). The Catalyst
+ * case classes whose signatures 4.1 and 4.2 changed are built and copied through [[Reflective]].
+ */
 object SparkLineShim extends SparkShim {
 
   override def column(e: Expression): Column = ExpressionUtils.column(e)
@@ -33,5 +44,52 @@ object SparkLineShim extends SparkShim {
     case With(child, defs) =>
       val byId = defs.map(d => d.id -> d.child).toMap
       child.transformUp { case ref: CommonExpressionRef if byId.contains(ref.id) => byId(ref.id) }
+  }
+
+  override def relation(table: Table, options: CaseInsensitiveStringMap): DataSourceV2Relation =
+    Reflective
+      .call(classOf[DataSourceV2Relation], "create", table, None, None, options)
+      .asInstanceOf[DataSourceV2Relation]
+
+  override def withTable(r: DataSourceV2Relation, table: Table): DataSourceV2Relation =
+    Reflective.copy(r, "table" -> table)
+
+  override def withOptions(
+      r: DataSourceV2Relation,
+      options: CaseInsensitiveStringMap): DataSourceV2Relation =
+    Reflective.copy(r, "options" -> options)
+
+  override def appendByName(
+      table: NamedRelation,
+      query: LogicalPlan,
+      options: Map[String, String]): LogicalPlan =
+    Reflective.call(classOf[AppendData], "byName", table, query, options).asInstanceOf[LogicalPlan]
+
+  override def overwriteByName(
+      table: NamedRelation,
+      query: LogicalPlan,
+      deleteExpr: Expression,
+      options: Map[String, String]): LogicalPlan =
+    Reflective
+      .call(classOf[OverwriteByExpression], "byName", table, query, deleteExpr, options)
+      .asInstanceOf[LogicalPlan]
+
+  override def withQuery(write: LogicalPlan, query: LogicalPlan): LogicalPlan = write match {
+    case _: AppendData | _: OverwriteByExpression | _: OverwritePartitionsDynamic |
+        _: WriteDelta =>
+      Reflective.copy(write, "query" -> query)
+    case other => other
+  }
+
+  override def catalogTable(
+      identifier: TableIdentifier,
+      tableType: CatalogTableType,
+      location: URI,
+      provider: String,
+      comment: Option[String]): CatalogTable = {
+    val storage = Reflective.copy(CatalogStorageFormat.empty, "locationUri" -> Some(location))
+    val entry =
+      Reflective.construct(classOf[CatalogTable], identifier, tableType, storage, new StructType())
+    Reflective.copy(entry, "provider" -> Some(provider), "comment" -> comment)
   }
 }

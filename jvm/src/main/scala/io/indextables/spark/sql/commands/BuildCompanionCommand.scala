@@ -132,10 +132,12 @@ case class BuildCompanionCommand(
     def root = LogStore.qualify(new Path(source), hadoopConf)
     request.sourceFormat match {
       case Libraries.DeltaFormat =>
+        Libraries.checkSparkLine("Delta")
         if (!Libraries.deltaAvailable) throw IndexTablesErrors
           .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
         new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
       case Libraries.IcebergFormat =>
+        Libraries.checkSparkLine("Iceberg")
         if (!Libraries.icebergAvailable) throw IndexTablesErrors.companionSourceLibraryMissing(
           "iceberg",
           "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")

@@ -1,10 +1,18 @@
 package org.apache.spark.sql.indextables
 
+import java.net.URI
+
 import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.analysis.NamedRelation
+import org.apache.spark.sql.catalyst.catalog.{CatalogTable, CatalogTableType}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.connector.catalog.Table
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{Column, DataFrame}
 
 /**
@@ -12,7 +20,10 @@ import org.apache.spark.sql.{Column, DataFrame}
  * 4.x (Scala 2.13): the shared code reaches these Spark APIs through this trait only. Each line
  * implements it once, as the object `SparkLineShim` in its own source folder
  * (`src/main/scala-spark-3.5`, `src/main/scala-spark-4.x`; the build adds the one of the Scala
- * version it compiles). Stateless; any thread, driver or executor.
+ * version it compiles). Spark 4.1 and 4.2 changed the binary signatures of Catalyst case classes
+ * the plugin builds or copies (they gained parameters): those calls are here too, so that the one
+ * Spark 4 JAR, compiled against 4.0, runs on 4.0, 4.1 and 4.2. Stateless; any thread, driver or
+ * executor.
  */
 trait SparkShim {
 
@@ -47,4 +58,38 @@ trait SparkShim {
    * rewrite it into a projection. Spark 3.5 has none.
    */
   def inlineCommonExpressions(e: Expression): Expression
+
+  /** `DataSourceV2Relation.create(table, None, None, options)`. */
+  def relation(table: Table, options: CaseInsensitiveStringMap): DataSourceV2Relation
+
+  /** `r` reading `table` instead. */
+  def withTable(r: DataSourceV2Relation, table: Table): DataSourceV2Relation
+
+  /** `r` with `options` instead of its own. */
+  def withOptions(r: DataSourceV2Relation, options: CaseInsensitiveStringMap): DataSourceV2Relation
+
+  /** `AppendData.byName(table, query, options)`. */
+  def appendByName(table: NamedRelation, query: LogicalPlan, options: Map[String, String])
+      : LogicalPlan
+
+  /** `OverwriteByExpression.byName(table, query, deleteExpr, options)`. */
+  def overwriteByName(
+      table: NamedRelation,
+      query: LogicalPlan,
+      deleteExpr: Expression,
+      options: Map[String, String]): LogicalPlan
+
+  /**
+   * A write command (`AppendData`, `OverwriteByExpression`, `OverwritePartitionsDynamic`,
+   * `WriteDelta`) writing `query` instead; any other plan unchanged.
+   */
+  def withQuery(write: LogicalPlan, query: LogicalPlan): LogicalPlan
+
+  /** A session catalog entry: its identity, type, location, provider and comment only. */
+  def catalogTable(
+      identifier: TableIdentifier,
+      tableType: CatalogTableType,
+      location: URI,
+      provider: String,
+      comment: Option[String]): CatalogTable
 }

@@ -3,9 +3,7 @@ package org.apache.spark.sql.indextables
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.expressions.Literal
-import org.apache.spark.sql.catalyst.plans.logical.{AppendData, OverwriteByExpression}
 import org.apache.spark.sql.connector.catalog.Table
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
@@ -22,19 +20,11 @@ object SparkWriteBridge {
       data: DataFrame,
       overwrite: Boolean,
       options: Map[String, String]): Unit = {
-    val relation = DataSourceV2Relation.create(
-      table,
-      None,
-      None,
-      new CaseInsensitiveStringMap(options.asJava))
+    val relation = SparkLineShim.relation(table, new CaseInsensitiveStringMap(options.asJava))
+    val query = SparkLineShim.logicalPlan(data)
     val command =
-      if (overwrite)
-        OverwriteByExpression.byName(
-          relation,
-          SparkLineShim.logicalPlan(data),
-          Literal(true),
-          options)
-      else AppendData.byName(relation, SparkLineShim.logicalPlan(data), options)
+      if (overwrite) SparkLineShim.overwriteByName(relation, query, Literal(true), options)
+      else SparkLineShim.appendByName(relation, query, options)
     spark.sessionState.executePlan(command).assertCommandExecuted()
   }
 }
