@@ -292,11 +292,13 @@ lazy val spark = (project in file("jvm"))
     licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0")),
     homepage := Some(url("https://github.com/indextables/indextables_spark")),
     // Tests fork one JVM and run suites one after another: native code and a SparkSession are
-    // process-wide, and the machine has two cores.
+    // process-wide, and the machine has two cores. That JVM compiles with C1 only: the suites
+    // are many short Spark jobs, and C2's compiler threads would take the CPU they need.
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= Seq(
       "-Xmx3g",
+      "-XX:TieredStopAtLevel=1",
       "-Dspark.ui.enabled=false",
       "--add-opens=java.base/java.nio=ALL-UNNAMED",
       "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",

@@ -433,6 +433,7 @@ _METASTORE_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.line_neutral
 def test_a_table_in_the_hive_metastore_survives_a_new_session(tmp_path: Path) -> None:
     script = tmp_path / "metastore_session.py"
     script.write_text(_METASTORE_SCRIPT)

@@ -439,6 +439,7 @@ def test_a_read_can_bound_how_far_the_index_lags_and_python_syncs_it(
         IndexTable.for_path(spark, str(parquet_table)).sync_companion()
 
 
+@pytest.mark.line_neutral
 def test_a_sync_killed_midway_leaves_the_index_as_it_was(
     spark: SparkSession, tmp_path: Path
 ) -> None:

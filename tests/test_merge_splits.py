@@ -372,6 +372,7 @@ class Driver:
         self.proc.wait(timeout=PATIENCE_S)
 
 
+@pytest.mark.line_neutral
 def test_merge_racing_four_appending_writers_loses_no_row(
     spark: SparkSession, tmp_table: str, tmp_path: Path
 ) -> None:
@@ -412,6 +413,7 @@ def test_merge_racing_four_appending_writers_loses_no_row(
     assert history.count("WRITE") == 16 and "MERGE SPLITS" in history
 
 
+@pytest.mark.line_neutral
 def test_kill_9_mid_merge_leaves_the_last_version_and_a_second_run_finishes(
     spark: SparkSession, tmp_table: str, tmp_path: Path, parquet: Callable[[DataFrame], DataFrame]
 ) -> None:

@@ -1,6 +1,6 @@
 """Writers in processes of their own, on S3 (moto) and Azure Blob Storage (Azurite).
 
-- Four writer processes append ten times each to one table on each store at once: every commit
+- Four writer processes append six times each to one table on each store at once: every commit
   lands, at dense versions, with nothing duplicated.
 - A writer killed with SIGKILL in the middle of a split upload (slowed by a throttling proxy,
   so that there is a middle) leaves the table readable at its last version.
@@ -23,6 +23,8 @@ from storage_servers import AzureServer, S3Server, ThrottlingProxy
 
 TESTS_DIR = Path(__file__).resolve().parent
 PATIENCE_S = 300.0
+# Appends per writer and store: four writers race for 4 * ROUNDS versions of each table.
+ROUNDS = 6
 
 # A writer: its own driver, built as tests/conftest.py builds the suite's session, with the
 # object-store settings it is given. It appends `rounds` batches of ten rows to every table.
@@ -87,7 +89,7 @@ def test_four_writer_processes_land_every_commit_on_both_stores(
         writers = []
         for w in range(4):
             out = (tmp_path / f"writer-{w}.txt").open("wb")
-            args = [str(TESTS_DIR), str(w), "10", json.dumps(urls), json.dumps(conf)]
+            args = [str(TESTS_DIR), str(w), str(ROUNDS), json.dumps(urls), json.dumps(conf)]
             writers.append(
                 (
                     subprocess.Popen(
@@ -102,12 +104,12 @@ def test_four_writer_processes_land_every_commit_on_both_stores(
             assert "DONE" in out_path.read_text()
 
         for url in urls:
-            assert _history_versions(spark, url) == list(range(41)), url
+            assert _history_versions(spark, url) == list(range(4 * ROUNDS + 1)), url
             rows = spark.read.format("indextables").load(url).collect()
-            assert len(rows) == 400, url
-            assert len({r["id"] for r in rows}) == 400, f"{url}: duplicated rows"
+            assert len(rows) == 40 * ROUNDS, url
+            assert len({r["id"] for r in rows}) == 40 * ROUNDS, f"{url}: duplicated rows"
             batches = {(r["writer"], r["round"]) for r in rows}
-            assert batches == {(w, r) for w in range(4) for r in range(10)}, url
+            assert batches == {(w, r) for w in range(4) for r in range(ROUNDS)}, url
             assert all(r["id"] // 1000 == r["writer"] for r in rows)
     finally:
         _without_conf(spark, conf)

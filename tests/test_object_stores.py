@@ -464,6 +464,7 @@ def _session_storage_conf(spark: SparkSession) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.line_neutral
 def test_listing_pages_through_thousands_of_objects(
     spark: SparkSession, store: Store, s3: S3Server, azure: AzureServer
 ) -> None:

@@ -423,6 +423,7 @@ def _merge_jobs(spark: SparkSession, table: str) -> list[Any]:
     ]
 
 
+@pytest.mark.line_neutral
 def test_the_batches_that_land_while_a_merge_runs_are_merged_once_it_ends(
     spark: SparkSession, tmp_path: Path, layout: str
 ) -> None:
