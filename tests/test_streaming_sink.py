@@ -19,8 +19,15 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 import delta_oracle
-from helpers import FORMAT, assert_same_rows, read_table, split_files
-from indextables import IndexTable, IndexTablesError
+from helpers import (
+    FORMAT,
+    assert_same_rows,
+    read_table,
+    scan_metrics,
+    split_files,
+    version_actions,
+)
+from indextables import IndexTable, IndexTablesError, SchemaMismatchError
 from killed_driver import KilledDriver
 
 pytestmark = pytest.mark.skipif(
@@ -412,6 +419,67 @@ def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {name}")
         shutil.rmtree(delta, ignore_errors=True)
+
+
+def test_a_path_sink_is_partitioned_by_its_partition_by_columns_as_delta_does(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    # Spark hands a stream's partitionBy columns to a V1 sink only (StreamSinkProvider), never
+    # to a DataSource V2 table: before the path sink took that route they were dropped.
+    landing, ours, delta = tmp_path / "landing", str(tmp_path / "ours"), tmp_path / "delta"
+    _land(landing, 0, files=3)
+    for fmt, path, checkpoint in ((FORMAT, ours, "cp-ours"), ("delta", str(delta), "cp-delta")):
+        query = (
+            _source(spark, landing, max_files=1)
+            .writeStream.format(fmt)
+            .partitionBy("day")
+            .option("checkpointLocation", str(tmp_path / checkpoint))
+            .trigger(availableNow=True)
+            .start(path)
+        )
+        assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
+    assert_same_rows(read_table(spark, ours), _delta(spark, delta))
+    assert [e for _, e in _streaming_commits(spark, ours)] == [0, 1, 2]
+    (metadata,) = [a["metaData"] for a in version_actions(ours, 0) if "metaData" in a]
+    assert metadata["partitionColumns"] == ["day"], metadata
+    adds = [a["add"] for v in range(3) for a in version_actions(ours, v) if "add" in a]
+    assert {a["partitionValues"]["day"] for a in adds} == {"2026-11-20", "2026-11-21"}, adds
+    assert all(a["path"].startswith(f"day={a['partitionValues']['day']}/") for a in adds), adds
+    # A partition filter prunes: the scan reads one day's splits of each batch, not both.
+    one_day = read_table(spark, ours).filter("day = '2026-11-21'")
+    assert len(one_day.collect()) == 30
+    assert scan_metrics(one_day)["splitsPrunedByPartition"] == 3, scan_metrics(one_day)
+
+
+def test_a_partition_by_other_than_the_tables_is_refused_by_a_stream_and_a_batch_write(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    landing, ours = tmp_path / "landing", str(tmp_path / "ours")
+    _land(landing, 0, files=1)
+    spark.read.schema(SCHEMA).json(str(landing)).write.format(FORMAT).partitionBy("day").save(ours)
+    versions = len(_history(spark, ours))
+    with pytest.raises(SchemaMismatchError) as stream:
+        (
+            _source(spark, landing)
+            .writeStream.format(FORMAT)
+            .partitionBy("level")
+            .option("checkpointLocation", str(tmp_path / "cp"))
+            .start(ours)
+        )
+    with pytest.raises(SchemaMismatchError) as batch:
+        spark.read.schema(SCHEMA).json(str(landing)).write.format(FORMAT).partitionBy("level").mode(
+            "append"
+        ).save(ours)
+    for raised in (stream.value, batch.value):
+        assert raised.error_class == "INDEXTABLES_PARTITIONING_MISMATCH", raised
+        assert "[day]" in str(raised) and "[level]" in str(raised), raised
+    assert len(_history(spark, ours)) == versions
+    # Naming the table's partitioning, or none, appends.
+    for by in (("day",), ()):
+        spark.read.schema(SCHEMA).json(str(landing)).write.format(FORMAT).partitionBy(*by).mode(
+            "append"
+        ).save(ours)
+    assert read_table(spark, ours).count() == 3 * 20
 
 
 def _merge_jobs(spark: SparkSession, table: str) -> list[Any]:

@@ -6,10 +6,11 @@ import org.apache.spark.sql.catalyst.streaming.WriteToStream
 import io.indextables.spark.core.IndexTables4SparkTable
 
 /**
- * Checks a streaming query into an IndexTables table when it starts (`writeStream.start` and
- * `toTable` analyze the query before its first batch): the output mode and, for a path sink,
- * the options ([[IndexTables4SparkTable.checkStreamingSink]]). Without it Spark would refuse
- * the `update` mode only at the first batch, in its own words. Stateless.
+ * Checks a streaming query into a catalog table when it starts (`toTable` analyzes the query
+ * before its first batch): its output mode ([[IndexTables4SparkTable.checkStreamingSink]]).
+ * Without it Spark would refuse the `update` mode only at the first batch, in its own words. A
+ * stream into a path is checked by its sink as Spark creates it
+ * ([[io.indextables.spark.write.IndexTablesStreamSink]]). Stateless.
  */
 object StreamingSinkCheck extends (LogicalPlan => Unit) {
   override def apply(plan: LogicalPlan): Unit = plan.foreach {

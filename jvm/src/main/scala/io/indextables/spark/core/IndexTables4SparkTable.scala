@@ -23,7 +23,7 @@ import io.indextables.spark.read.{IndexTables4SparkScanBuilder, MetadataColumns}
 import io.indextables.spark.schema.{TableIndexing, TableIndexSchema}
 import io.indextables.spark.transaction.{SchemaHash, Snapshot, StreamingTxn, TableLayout}
 import io.indextables.spark.util.NativeLibrary
-import io.indextables.spark.write.{DeletionCommit, IndexTables4SparkWriteBuilder}
+import io.indextables.spark.write.{DeletionCommit, IndexTables4SparkWriteBuilder, StreamingBatch}
 
 /**
  * An IndexTables table at a path. Reads see the latest committed version; writes append or
@@ -44,7 +44,8 @@ class IndexTables4SparkTable(
     knownSnapshot: Option[Option[Snapshot]] = None,
     val catalogEntry: Option[CatalogEntry] = None,
     val definedProperties: Map[String, String] = Map.empty,
-    schemaEvolution: Boolean = true)
+    schemaEvolution: Boolean = true,
+    streamingBatch: Option[StreamingBatch] = None)
     extends Table with SupportsRead with SupportsWrite with SupportsMetadataColumns
     with SupportsRowLevelOperations with SupportsDeleteV2 {
 
@@ -233,7 +234,8 @@ class IndexTables4SparkTable(
       existingSnapshot,
       resolvedOptions,
       info,
-      definedProperties)
+      definedProperties,
+      streamingBatch)
 }
 
 /**
@@ -247,13 +249,13 @@ final case class CatalogEntry(name: String, properties: Map[String, String])
 object IndexTables4SparkTable {
 
   /**
-   * A path table's: batch saves take the V1 route (see IndexTables4SparkTableProvider), streams
-   * the V2 one (`writeStream.start(path)`); reads, batch and streaming, V2.
+   * A path table's: reads, batch and streaming, are V2. Writes take the V1 routes, so that
+   * Spark hands over the partitionBy columns: batch saves `createRelation`, streams
+   * (`writeStream.start(path)`) `createSink` (see IndexTables4SparkTableProvider).
    */
   val PathCapabilities: util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
-    TableCapability.MICRO_BATCH_READ,
-    TableCapability.STREAMING_WRITE).asJava
+    TableCapability.MICRO_BATCH_READ).asJava
 
   /**
    * Only for the table objects the save path and the catalog build (see

@@ -8,23 +8,29 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.indextables.SparkWriteBridge
-import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
+import org.apache.spark.sql.execution.streaming.Sink
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, StreamSinkProvider}
+import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
 import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
 import io.indextables.spark.transaction.Snapshot
+import io.indextables.spark.write.IndexTablesStreamSink
 
 /**
  * The data source behind `format("indextables")`. Reads go through DataSource V2
  * ([[IndexTables4SparkTable]]). Spark's DataFrameWriter supports only Append and Overwrite for
  * path-based V2 tables, so the tables `getTable` returns do not declare BATCH_WRITE: every
  * path-based save then reaches `createRelation`, which settles the save mode (ErrorIfExists,
- * Ignore, Append, Overwrite) and writes through the same V2 BatchWrite.
+ * Ignore, Append, Overwrite) and writes through the same V2 BatchWrite. Nor do they declare
+ * STREAMING_WRITE: Spark gives a stream's partitionBy columns only to `createSink`
+ * ([[IndexTablesStreamSink]]), whose batches write through it too.
  */
 class IndexTables4SparkTableProvider
-    extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+    extends TableProvider with DataSourceRegister with CreatableRelationProvider
+    with StreamSinkProvider {
 
   override def shortName(): String = IndexTables4SparkTableProvider.ShortName
 
@@ -111,6 +117,20 @@ class IndexTables4SparkTableProvider
       override def sqlContext: SQLContext = SparkSession.active.sqlContext
       override def schema: StructType = s
     }
+  }
+
+  override def createSink(
+      sqlContext: SQLContext,
+      parameters: Map[String, String],
+      partitionColumns: Seq[String],
+      outputMode: OutputMode): Sink = {
+    SparkVersionCheck.check()
+    new IndexTablesStreamSink(
+      sqlContext,
+      TableLogResolver.path(parameters),
+      parameters,
+      partitionColumns,
+      outputMode)
   }
 }
 

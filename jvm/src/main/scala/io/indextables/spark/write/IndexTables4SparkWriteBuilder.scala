@@ -40,7 +40,8 @@ final class IndexTables4SparkWriteBuilder(
     existing: Option[Snapshot],
     resolveOptions: Map[String, String] => IndexTablesOptions,
     info: LogicalWriteInfo,
-    tableProperties: Map[String, String] = Map.empty)
+    tableProperties: Map[String, String] = Map.empty,
+    streamingBatch: Option[StreamingBatch] = None)
     extends WriteBuilder with SupportsOverwrite with SupportsDynamicOverwrite {
   import IndexTables4SparkWriteBuilder._
 
@@ -68,7 +69,7 @@ final class IndexTables4SparkWriteBuilder(
       override def description(): String = s"IndexTablesWrite($tableName, $request)"
       // The physical plan shows a write by its toString.
       override def toString: String = description()
-      override def toBatch: BatchWrite = planBatchWrite(None)
+      override def toBatch: BatchWrite = asStreamBatch(planBatchWrite(None))
       override def toStreaming: StreamingWrite = planStreamingWrite(None)
     }
     else new OptimizedWrite(optimizedSpec(opts))
@@ -98,7 +99,7 @@ final class IndexTables4SparkWriteBuilder(
       s"IndexTablesWrite($tableName, $request, optimizeWrite=${spec.distributionMode}$sizing$rolling)"
     }
     override def toString: String = description()
-    override def toBatch: BatchWrite = planBatchWrite(Some(spec))
+    override def toBatch: BatchWrite = asStreamBatch(planBatchWrite(Some(spec)))
     override def toStreaming: StreamingWrite = planStreamingWrite(Some(spec))
 
     // Balanced: Spark takes a partition count only with a distribution, so a range one on the
@@ -122,6 +123,10 @@ final class IndexTables4SparkWriteBuilder(
 
     override def requiredOrdering(): Array[SortOrder] = Array.empty
   }
+
+  /** A batch of a V1 stream sink ([[IndexTablesStreamSink]]) commits as that batch. */
+  private def asStreamBatch(batch: IndexTables4SparkBatchWrite): BatchWrite =
+    streamingBatch.map(new StreamingBatchWrite(batch, _)).getOrElse(batch)
 
   /** A column name as Spark's parser reads it, whatever characters it holds. */
   private def quoted(name: String): String = "`" + name.replace("`", "``") + "`"
@@ -250,7 +255,9 @@ final class IndexTables4SparkWriteBuilder(
     // Only a whole-table overwrite may change the table's schema, partitioning and indexing.
     val replacesTable = mode == WriteMode.Truncate
     val partitionColumns = existing match {
-      case Some(snap) if !replacesTable => snap.metadata.partitionColumns
+      case Some(snap) if !replacesTable =>
+        checkPartitioning(tableName, snap.metadata.partitionColumns, requestedPartitionColumns)
+        snap.metadata.partitionColumns
       case _ => requestedPartitionColumns
     }
     val (indexSchema, evolved) = existing match {
@@ -381,6 +388,16 @@ final class IndexTables4SparkWriteBuilder(
 }
 
 object IndexTables4SparkWriteBuilder {
+
+  /**
+   * A write into an existing table that names its partitioning (`partitionBy`) must name the
+   * table's, as Delta's must; one that names none takes the table's.
+   */
+  def checkPartitioning(tableName: String, recorded: Seq[String], requested: Seq[String]): Unit =
+    if (requested.nonEmpty &&
+      requested.map(_.toLowerCase(Locale.ROOT)) != recorded.map(_.toLowerCase(Locale.ROOT)))
+      throw IndexTablesErrors.partitioningMismatch(tableName, recorded, requested)
+
   val ReplaceWhereOption = "replaceWhere"
   val PartitionOverwriteModeOption = "partitionOverwriteMode"
 

@@ -22,6 +22,12 @@ object SparkLineShim extends SparkShim {
 
   override def logicalPlan(df: DataFrame): LogicalPlan = df.logicalPlan
 
+  override def batchOf(microBatch: DataFrame): DataFrame = microBatch.sparkSession
+    .internalCreateDataFrame(
+      microBatch.queryExecution.toRdd,
+      microBatch.schema,
+      isStreaming = false)
+
   override def dynamicPruningSubquery(
       key: Expression,
       buildQuery: LogicalPlan,

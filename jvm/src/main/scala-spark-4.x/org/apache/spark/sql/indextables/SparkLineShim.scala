@@ -27,6 +27,12 @@ object SparkLineShim extends SparkShim {
   override def logicalPlan(df: DataFrame): LogicalPlan =
     ClassicConversions.castToImpl(df).logicalPlan
 
+  override def batchOf(microBatch: DataFrame): DataFrame = {
+    val batch = ClassicConversions.castToImpl(microBatch)
+    batch.sparkSession
+      .internalCreateDataFrame(batch.queryExecution.toRdd, batch.schema, isStreaming = false)
+  }
+
   override def dynamicPruningSubquery(
       key: Expression,
       buildQuery: LogicalPlan,

@@ -34,6 +34,12 @@ trait SparkShim {
   def logicalPlan(df: DataFrame): LogicalPlan
 
   /**
+   * A micro-batch's rows as a batch DataFrame, which a batch write can plan: the rows of the
+   * batch's own execution (its plan holds the stream's sources, which no other plan may run).
+   */
+  def batchOf(microBatch: DataFrame): DataFrame
+
+  /**
    * A dynamic pruning subquery on `key`: `key IN (distinct buildKey of buildQuery)`, planned by
    * Spark as a runtime filter (Spark 4 takes a list of build keys).
    */
