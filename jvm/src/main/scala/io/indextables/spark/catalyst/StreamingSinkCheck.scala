@@ -10,7 +10,7 @@ import io.indextables.spark.core.IndexTables4SparkTable
  * before its first batch): its output mode ([[IndexTables4SparkTable.checkStreamingSink]]).
  * Without it Spark would refuse the `update` mode only at the first batch, in its own words. A
  * stream into a path is checked by its sink as Spark creates it
- * ([[io.indextables.spark.write.IndexTablesStreamSink]]). Stateless.
+ * ([[io.indextables.spark.core.IndexTablesStreamSink]]). Stateless.
  */
 object StreamingSinkCheck extends (LogicalPlan => Unit) {
   override def apply(plan: LogicalPlan): Unit = plan.foreach {

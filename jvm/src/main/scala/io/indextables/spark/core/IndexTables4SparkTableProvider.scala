@@ -17,7 +17,6 @@ import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
 import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
 import io.indextables.spark.transaction.Snapshot
-import io.indextables.spark.write.IndexTablesStreamSink
 
 /**
  * The data source behind `format("indextables")`. Reads go through DataSource V2

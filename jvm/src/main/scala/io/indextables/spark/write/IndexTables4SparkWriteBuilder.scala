@@ -124,7 +124,7 @@ final class IndexTables4SparkWriteBuilder(
     override def requiredOrdering(): Array[SortOrder] = Array.empty
   }
 
-  /** A batch of a V1 stream sink ([[IndexTablesStreamSink]]) commits as that batch. */
+  /** A batch of a V1 stream sink (`core.IndexTablesStreamSink`) commits as that batch. */
   private def asStreamBatch(batch: IndexTables4SparkBatchWrite): BatchWrite =
     streamingBatch.map(new StreamingBatchWrite(batch, _)).getOrElse(batch)
 

@@ -1,6 +1,5 @@
-package io.indextables.spark.write
+package io.indextables.spark.core
 
-import org.apache.spark.sql.connector.write.{BatchWrite, DataWriterFactory, PhysicalWriteInfo, WriterCommitMessage}
 import org.apache.spark.sql.execution.streaming.Sink
 import org.apache.spark.sql.indextables.{SparkLineShim, SparkWriteBridge}
 import org.apache.spark.sql.streaming.OutputMode
@@ -8,8 +7,9 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.{DataFrame, SQLContext}
 import org.slf4j.LoggerFactory
 
-import io.indextables.spark.core.{IndexTables4SparkTable, TableLogResolver}
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.StreamingTxn
+import io.indextables.spark.write.{IndexTables4SparkWriteBuilder, StreamingBatch}
 
 /**
  * The sink of a stream into a table by its path (`writeStream.format("indextables")
@@ -56,7 +56,7 @@ final class IndexTablesStreamSink(
     val spark = sqlContext.sparkSession
     val queryId = spark.sparkContext.getLocalProperty(QueryIdProperty)
     if (queryId == null)
-      throw new IllegalStateException(
+      throw IndexTablesErrors.internalError(
         s"batch $batchId reached the sink of $tablePath outside a streaming query")
     val latest = TableLogResolver.load(tablePath, options)
     if (StreamingTxn.recordedEpoch(latest, queryId).exists(_ >= batchId)) {
@@ -85,24 +85,4 @@ object IndexTablesStreamSink {
 
   /** The local property Spark sets to a streaming query's id while it runs a batch. */
   val QueryIdProperty = "sql.streaming.queryId"
-}
-
-/**
- * A batch write that commits as one batch of a stream ([[StreamingBatch]]): its version records
- * the batch, and a batch the table records by commit time (a racing replay) commits nothing.
- */
-final class StreamingBatchWrite(batch: IndexTables4SparkBatchWrite, stream: StreamingBatch)
-    extends BatchWrite {
-
-  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory =
-    batch.createBatchWriterFactory(info)
-
-  override def useCommitCoordinator(): Boolean = batch.useCommitCoordinator()
-
-  override def commit(messages: Array[WriterCommitMessage]): Unit = {
-    batch.commitVersion(messages, Some(stream))
-    ()
-  }
-
-  override def abort(messages: Array[WriterCommitMessage]): Unit = batch.abort(messages)
 }
