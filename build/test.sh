@@ -11,7 +11,7 @@
 # ends with a table of each stage's wall time and result, and the total, pass or fail.
 #
 #   bash build/test.sh                  # everything except tests/benchmarks
-#   bash build/test.sh --benchmarks     # also the benchmarks
+#   bash build/test.sh --benchmarks     # also tests/benchmarks: the benchmark scripts' smoke runs
 #   bash build/test.sh -- -k roundtrip  # extra arguments after -- go to pytest
 set -euo pipefail
 

@@ -10,7 +10,7 @@ benchmark project only, never of the product JAR. Writes <out>/log-scale.json an
 <out>/log-scale.md, and prints the table.
 
 The benchmark JVM has build.sbt's fixed 10 GiB heap; `--heap 1g` gives it a fixed heap of that
-size instead (for a smoke run at a tiny size: tests/test_log_scale_smoke.py).
+size instead (for a smoke run at a tiny size: tests/benchmarks/test_log_scale_smoke.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import log_scale
 
