@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import math
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ __all__ = [
     "assert_same_rows",
     "error_text",
     "jvm",
+    "pairwise",
     "plan_nodes",
     "read_table",
     "scan_node",
@@ -77,6 +80,26 @@ def assert_same_rows(actual_df: DataFrame, expected_df: DataFrame) -> None:
             lines.append(f"{title} (first {len(shown)}):")
             lines.extend(f"  {row!r}" for row in shown)
     raise AssertionError("\n".join(lines))
+
+
+def pairwise(*dimensions: Sequence[Hashable]) -> list[tuple[Hashable, ...]]:
+    """Combinations of the dimensions' values in which every value of each dimension meets every
+    value of every other dimension at least once: a pairwise covering array, chosen greedily and
+    deterministically from the whole cross product (at each step the first combination that
+    covers the most pairs not yet covered). A differential test over three or more dimensions
+    runs these instead of the cross product: every two-way interaction, a fraction of the runs."""
+
+    def pairs(combo: tuple[Hashable, ...]) -> set[tuple[int, Hashable, int, Hashable]]:
+        return {(i, combo[i], j, combo[j]) for i, j in itertools.combinations(range(len(combo)), 2)}
+
+    candidates = list(itertools.product(*dimensions))
+    uncovered = set().union(*(pairs(c) for c in candidates))
+    chosen: list[tuple[Hashable, ...]] = []
+    while uncovered:
+        best = max(candidates, key=lambda c: len(pairs(c) & uncovered))
+        chosen.append(best)
+        uncovered -= pairs(best)
+    return chosen
 
 
 def plan_nodes(plan: Any) -> list[Any]:

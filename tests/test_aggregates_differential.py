@@ -19,7 +19,15 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 import indextables.functions as itf
-from helpers import error_text, plan_nodes, read_table, scan_node, split_files, write_table
+from helpers import (
+    error_text,
+    pairwise,
+    plan_nodes,
+    read_table,
+    scan_node,
+    split_files,
+    write_table,
+)
 
 pytestmark = pytest.mark.usefixtures("layout")
 
@@ -396,10 +404,18 @@ BUCKET_FILTERS: dict[str, tuple[Callable[[], Column | None], bool]] = {
 }
 
 
-@pytest.mark.parametrize("count_only", [True, False], ids=["count", "metrics"])
-@pytest.mark.parametrize("filter_name", sorted(BUCKET_FILTERS))
-@pytest.mark.parametrize("group_name", sorted(BUCKET_GROUPS))
-@pytest.mark.parametrize("bucket_name", sorted(BUCKETS))
+# Every bucket function beside every grouping, filter and metric list, and each of those beside
+# each other, at least once (helpers.pairwise): 32 of the 192 cases of the cross product.
+BUCKET_CASES = pairwise(
+    sorted(BUCKETS), sorted(BUCKET_GROUPS), sorted(BUCKET_FILTERS), [True, False]
+)
+
+
+@pytest.mark.parametrize(
+    ("bucket_name", "group_name", "filter_name", "count_only"),
+    BUCKET_CASES,
+    ids=[f"{b}-{g}-{f}-{'count' if c else 'metrics'}" for b, g, f, c in BUCKET_CASES],
+)
 def test_bucket_aggregates_match_parquet(
     log_tables: tuple[DataFrame, DataFrame, int],
     bucket_name: str,
