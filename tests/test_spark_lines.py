@@ -1,10 +1,11 @@
-"""One table format on every Spark line: a table written under PySpark 3.5 (with the Spark 3.5 /
-Scala 2.12 JAR the package picks) is read under PySpark 4.2 (with the Spark 4 / Scala 2.13 JAR,
-compiled against 4.0), and the other way round; and one written under PySpark 4.0 is read under
-4.2 and the other way round (the same JAR on two Sparks); on both layouts. Each side runs in a
-process of its own (one for both layouts), from the virtual environment build/package.sh made
-for its line (.venv, .venv-spark4 with PySpark 4.2, .venv-spark40 with PySpark 4.0); the answers
-are checked against the rows themselves."""
+"""One table format on every Spark line, on both layouts, in a ring of four processes: a table
+written under PySpark 3.5 (with the Spark 3.5 / Scala 2.12 JAR the package picks) is read under
+PySpark 4.2 (with the Spark 4 / Scala 2.13 JAR, compiled against 4.0), which writes one that
+PySpark 4.0 reads (the same JAR on another Spark), which writes one that PySpark 3.5 reads. So a
+table crosses between the lines both ways, and between two Sparks of one JAR. Each process runs
+from the virtual environment build/package.sh made for its line (.venv, .venv-spark4 with
+PySpark 4.2, .venv-spark40 with PySpark 4.0); the answers are checked against the rows
+themselves."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ import json
 import os
 import subprocess
 from pathlib import Path
-
-import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = {
@@ -27,40 +26,42 @@ import json, sys
 from pyspark.sql import SparkSession
 import indextables
 
-mode, root = sys.argv[1:3]
+read_root, write_root = sys.argv[1:3]
 builder = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
 spark = indextables.configure_spark(builder).getOrCreate()
 answers = {"spark": spark.version}
 for layout in ("splits", "companion"):
-    path = f"{root}/{layout}"
-    opts = {
-        "spark.indextables.indexing.typemap.message": "text",
-        "spark.indextables.write.layout": layout,
-    }
-    if mode == "write":
-        rows = [(i, f"host{i % 3}", f"event {i} " + ("timeout" if i % 4 == 0 else "ok"))
-                for i in range(200)]
-        df = spark.createDataFrame(rows, "id long, host string, message string")
-        df.write.format("indextables").options(**opts).save(path)
-        df.write.format("indextables").options(**opts).mode("append").save(path)
-    else:
-        t = spark.read.format("indextables").load(path)
+    if read_root != "-":
+        t = spark.read.format("indextables").load(f"{read_root}/{layout}")
         hits = t.filter("message indexquery 'timeout'").select("id").collect()
         answers[layout] = {
             "count": t.count(),
             "hits": sorted(r.id for r in hits),
             "host1": t.filter("host = 'host1'").count(),
         }
+    if write_root != "-":
+        opts = {
+            "spark.indextables.indexing.typemap.message": "text",
+            "spark.indextables.write.layout": layout,
+        }
+        rows = [(i, f"host{i % 3}", f"event {i} " + ("timeout" if i % 4 == 0 else "ok"))
+                for i in range(200)]
+        df = spark.createDataFrame(rows, "id long, host string, message string")
+        path = f"{write_root}/{layout}"
+        df.write.format("indextables").options(**opts).save(path)
+        df.write.format("indextables").options(**opts).mode("append").save(path)
 print(json.dumps(answers))
 spark.stop()
 """
 
 
-def _run(line: str, mode: str, root: Path, work: Path) -> dict[str, object]:
+def _run(line: str, read: Path | None, write: Path | None, work: Path) -> dict[str, object]:
+    """One process under `line`'s PySpark: reads the tables under `read`, then writes its own
+    under `write`; what it read."""
     python = PYTHONS[line]
     assert python.is_file(), f"{python} is missing: build/package.sh makes it"
     result = subprocess.run(
-        [str(python), "-c", SCRIPT, mode, str(root)],
+        [str(python), "-c", SCRIPT, str(read or "-"), str(write or "-")],
         cwd=work,
         capture_output=True,
         text=True,
@@ -73,19 +74,22 @@ def _run(line: str, mode: str, root: Path, work: Path) -> dict[str, object]:
     return out
 
 
-@pytest.mark.parametrize(
-    ("writer", "reader"), [("3.5", "4.2"), ("4.2", "3.5"), ("4.0", "4.2"), ("4.2", "4.0")]
-)
-def test_tables_written_on_one_spark_line_are_read_on_the_other(
-    tmp_path: Path, writer: str, reader: str
-) -> None:
-    root = tmp_path / "tables"
-    _run(writer, "write", root, tmp_path)
-    got = _run(reader, "read", root, tmp_path)
+# Each line writes once and reads the table the line before it wrote.
+RING = ("3.5", "4.2", "4.0", "3.5")
+
+
+def test_tables_written_on_one_spark_line_are_read_on_the_other(tmp_path: Path) -> None:
     ids = range(200)
-    for layout in ("splits", "companion"):
-        table = got[layout]
-        assert isinstance(table, dict), got
-        assert table["count"] == 400, (layout, table)
-        assert table["hits"] == sorted([i for i in ids if i % 4 == 0] * 2), (layout, table)
-        assert table["host1"] == 2 * sum(1 for i in ids if i % 3 == 1), (layout, table)
+    for step, (writer, reader) in enumerate(zip(RING, RING[1:])):
+        root = tmp_path / f"written-by-{writer}"
+        if step == 0:
+            _run(writer, None, root, tmp_path)
+        last = step == len(RING) - 2
+        got = _run(reader, root, None if last else tmp_path / f"written-by-{reader}", tmp_path)
+        for layout in ("splits", "companion"):
+            table = got[layout]
+            assert isinstance(table, dict), (writer, reader, got)
+            assert table["count"] == 400, (writer, reader, layout, table)
+            want_hits = sorted([i for i in ids if i % 4 == 0] * 2)
+            assert table["hits"] == want_hits, (writer, reader, layout, table)
+            assert table["host1"] == 2 * sum(1 for i in ids if i % 3 == 1), (writer, reader, table)
