@@ -39,13 +39,14 @@ final class IndexTablesStreamSink(
 
   private val logger = LoggerFactory.getLogger(classOf[IndexTablesStreamSink])
 
-  private val modeName = if (outputMode == OutputMode.Complete()) "Complete" else "Append"
+  private val complete = outputMode == OutputMode.Complete()
+  private val modeName = if (complete) "Complete" else "Append"
 
   // The output mode, the options and an append's partitioning, checked when the stream starts,
   // as a batch write checks them before its first task.
   private val checked = new IndexTables4SparkTable(tablePath, new StructType(), Nil, options)
   checked.checkStreamingSink(outputMode)
-  if (outputMode != OutputMode.Complete())
+  if (!complete)
     checked.existingSnapshot.foreach(snap =>
       IndexTables4SparkWriteBuilder.checkPartitioning(
         checked.name(),
@@ -75,7 +76,7 @@ final class IndexTablesStreamSink(
       acceptsWrites = true,
       knownSnapshot = Some(latest),
       streamingBatch = Some(stream))
-    SparkWriteBridge.write(spark, target, rows, overwrite = modeName == "Complete", options)
+    SparkWriteBridge.write(spark, target, rows, overwrite = complete, options)
   }
 
   override def toString: String = s"IndexTablesStreamSink($tablePath)"
