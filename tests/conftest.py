@@ -28,6 +28,29 @@ LOGS_ROWS = 20_000
 LOGS_SEED = 20240301
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked `companion_sample(n)` (tests/pytest.ini) runs each of its generated cases on
+    the splits layout, and every n-th of them on the companion layout: the layouts share the
+    translation of a query, so the generated cases check it on one, and a sample of them checks
+    the companion's own reading of the rows."""
+    seen: dict[str, int] = {}
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        marker = item.get_closest_marker("companion_sample")
+        callspec = getattr(item, "callspec", None)
+        if marker is None or callspec is None or callspec.params.get("layout") != "companion":
+            kept.append(item)
+            continue
+        name = item.originalname if isinstance(item, pytest.Function) else item.name
+        position = seen.get(name, 0)
+        seen[name] = position + 1
+        (kept if position % int(marker.args[0]) == 0 else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     warehouse = tmp_path_factory.mktemp("warehouse")
