@@ -403,10 +403,11 @@ _METASTORE_SCRIPT = textwrap.dedent(
     from pyspark.sql import SparkSession
     import indextables
 
-    root, step = sys.argv[1], sys.argv[2]
+    root, step, layout = sys.argv[1], sys.argv[2], sys.argv[3]
     builder = (
         SparkSession.builder.master("local[1]")
         .config("spark.ui.enabled", "false")
+        .config("spark.indextables.write.layout", layout)
         .config("spark.sql.warehouse.dir", root + "/warehouse")
         .config("spark.hadoop.javax.jdo.option.ConnectionURL",
                 "jdbc:derby:;databaseName=" + root + "/metastore_db;create=true")
@@ -434,14 +435,14 @@ _METASTORE_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.line_neutral
-def test_a_table_in_the_hive_metastore_survives_a_new_session(tmp_path: Path) -> None:
+def test_a_table_in_the_hive_metastore_survives_a_new_session(tmp_path: Path, layout: str) -> None:
     script = tmp_path / "metastore_session.py"
     script.write_text(_METASTORE_SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
 
     def run(step: str) -> str:
         result = subprocess.run(
-            [sys.executable, str(script), str(tmp_path), step],
+            [sys.executable, str(script), str(tmp_path), step, layout],
             capture_output=True,
             text=True,
             cwd=tmp_path,
@@ -455,12 +456,17 @@ def test_a_table_in_the_hive_metastore_survives_a_new_session(tmp_path: Path) ->
     run("create")
     table_dir = tmp_path / "warehouse" / "logs"
     assert split_files(str(table_dir))
+    # The table has the layout of the session that created it.
+    parquet_files = sorted(table_dir.rglob("*.parquet"))
+    assert bool(parquet_files) == (layout == "companion"), parquet_files
     output = run("read")
     assert "TABLES ['logs']" in output, output
     assert "FOUND [1]" in output, output
     assert "CATALOG hive" in output, output
-    # The managed table's files went with DROP TABLE in the second session.
+    # The managed table's files (a companion's Parquet files too) went with DROP TABLE in the
+    # second session.
     assert not split_files(str(table_dir))
+    assert not list(table_dir.rglob("*.parquet"))
 
 
 def test_the_readme_quick_start_runs(
