@@ -6,7 +6,8 @@
 # copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
 # target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
 # stage) into .venv/ at the repository root; and the package under PySpark 4.2 into .venv-spark4
-# and under PySpark 4.0 into .venv-spark40 (build/test.sh's runs on those Sparks).
+# and under PySpark 4.0 into .venv-spark40 (build/test.sh's runs on those Sparks), and as a Spark
+# Connect client with `pyspark-client` 4.2 and no JVM into .venv-connect4 (tests/test_connect.py).
 # Idempotent: run it as often as you like; it prints a line per step and sbt's log on failure.
 set -euo pipefail
 
@@ -29,6 +30,10 @@ CONNECT_PINS=("pyspark[connect]==3.5.9" "pyarrow==18.1.0")
 # (Connect), the S3 and Azure clients (tests/storage_servers.py) and PyYAML. The one Spark 4 JAR
 # serves both.
 PYSPARK4_PIN="pyspark[connect]==4.2.1"
+# Spark Connect's Python-only client (no JVM, no py4j) for .venv-connect4: the 4.2 run of
+# tests/test_connect.py runs its client there, against a 4.2 server. 4.2.0 is the newest on PyPI;
+# pandas below 3, as PySpark 4.2 asks.
+CONNECT4_PINS=("pyspark-client==4.2.0" "pandas==2.3.3")
 PYSPARK40_PIN="pyspark[connect]==4.0.5"
 SPARK4_TEST_PINS=("pyarrow==18.1.0" "azure-storage-blob==12.31.1" "boto3==1.44.8" "PyYAML==6.0.4")
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' python/indextables/_version.py)"
@@ -44,13 +49,14 @@ JAR_NAME_213="indextables-spark_2.13-assembly-${VERSION}.jar"
 BUILT_JAR_213="jvm/target/scala-2.13/${JAR_NAME_213}"
 JARS_DIR="python/indextables/jars"
 
-echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (sbt spark/assembly, for Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo (sbt spark/publish) and copying the Delta and Iceberg oracle JARs to target/oracle-jars (sbt bench/oracleJars)"
+SBT_TASKS=("spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars"
+  "++2.13.x spark/assembly" "++2.13.x spark/publish")
+echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo and copying the Delta and Iceberg oracle JARs of Spark 3.5 and 4.0 to target/oracle-jars and target/oracle-jars-4.0 (sbt ${SBT_TASKS[*]})"
 mkdir -p target
 SBT_LOG="target/package-sbt.log"
-if ! build/sbt "spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars" \
-  "++2.13.x spark/assembly" "++2.13.x spark/publish" </dev/null >"${SBT_LOG}" 2>&1; then
+if ! build/sbt "${SBT_TASKS[@]}" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
-  echo "package.sh: sbt spark/assembly spark/publish bench/oracleJars (and ++2.13.x spark/assembly spark/publish) failed; full log in ${ROOT}/${SBT_LOG}" >&2
+  echo "package.sh: sbt ${SBT_TASKS[*]} failed; full log in ${ROOT}/${SBT_LOG}" >&2
   exit 1
 fi
 for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
@@ -69,39 +75,34 @@ for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
   fi
 done
 
-if [[ ! -x .venv/bin/python ]]; then
-  echo "package.sh: creating .venv with ${PYTHON:-python3}"
-  "${PYTHON:-python3}" -m venv .venv
-fi
-PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
-
-echo "package.sh: installing ./python (indextables-spark ${VERSION}), ${PYSPARK_PIN}, pytest, ${LINT_PINS[*]} into .venv"
-"${PIP[@]}" install "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}" "${ORACLE_PINS[@]}" "${CONNECT_PINS[@]}"
-# setuptools never cleans python/build/lib, so a stale JAR there would end up in the wheel.
-rm -rf python/build python/*.egg-info
-# Same version, new JAR: force the reinstall of our package (not of its dependencies).
-"${PIP[@]}" install --force-reinstall --no-deps ./python
-rm -rf python/build python/*.egg-info
-
-# The same package under PySpark 4.2 in .venv-spark4 and under PySpark 4.0 in .venv-spark40:
-# build/test.sh's pytest runs on Spark 4.2 and 4.0.
-install_spark4_venv() {
-  local venv="$1" pin="$2"
+# install_venv VENV PACKAGE...: the packages, then this package (without its extras), into VENV.
+# setuptools never cleans python/build/lib, so a stale JAR there would end up in the package: it
+# is removed around the install. Same version, new JAR: the package is reinstalled by force.
+install_venv() {
+  local venv="$1"
+  shift
   if [[ ! -x "${venv}/bin/python" ]]; then
     echo "package.sh: creating ${venv} with ${PYTHON:-python3}"
     "${PYTHON:-python3}" -m venv "${venv}"
   fi
   local pip=("${venv}/bin/python" -m pip --disable-pip-version-check -q)
-  echo "package.sh: installing ./python, ${pin}, pytest into ${venv}"
-  "${pip[@]}" install "${pin}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
+  echo "package.sh: installing ./python (indextables-spark ${VERSION}), $* into ${venv}"
+  "${pip[@]}" install "$@"
   rm -rf python/build python/*.egg-info
   "${pip[@]}" install --force-reinstall --no-deps ./python
   rm -rf python/build python/*.egg-info
 }
-install_spark4_venv .venv-spark4 "${PYSPARK4_PIN}"
-install_spark4_venv .venv-spark40 "${PYSPARK40_PIN}"
+# Under PySpark 3.5 in .venv, with the linters, the oracles and the Connect client of the tests.
+install_venv .venv "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}" "${ORACLE_PINS[@]}" "${CONNECT_PINS[@]}"
+# The same package under PySpark 4.2 in .venv-spark4 and under PySpark 4.0 in .venv-spark40:
+# build/test.sh's pytest runs on Spark 4.2 and 4.0.
+install_venv .venv-spark4 "${PYSPARK4_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
+install_venv .venv-spark40 "${PYSPARK40_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
+# As a Spark Connect client installs it: `pyspark-client` (the package's `pyspark-client` extra),
+# no JVM, no py4j.
+install_venv .venv-connect4 "${CONNECT4_PINS[@]}"
 
-for venv in .venv .venv-spark4 .venv-spark40; do
+for venv in .venv .venv-spark4 .venv-spark40 .venv-connect4; do
   "${venv}/bin/python" -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
   echo "package.sh: ready: ${venv}: $("${venv}/bin/python" -c 'import indextables; print(indextables.jar_path())')"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Image build step 2: a virtual environment at $1 with the indextables-spark wheel found in $2
-# (and PySpark, its dependency), the clients the example uses to create its bucket and container
+# and PySpark (the wheel's `pyspark` extra; INDEXTABLES_PYSPARK pins its version), the clients the example uses to create its bucket and container
 # (boto3, azure-storage-blob), and JupyterLab when INDEXTABLES_JUPYTER=1. Ends by printing
 # `python -m indextables info`, which fails when the wheel's JAR is missing.
 #   install_python.sh <venv> <directory holding indextables_spark-*.whl>
@@ -21,7 +21,7 @@ fi
 
 "${PYTHON:-python3}" -m venv "${VENV}"
 PIP=("${VENV}/bin/python" -m pip --disable-pip-version-check -q)
-packages=("${wheels[0]}" "boto3>=1.34" "azure-storage-blob>=12.19")
+packages=("${wheels[0]}[pyspark]" "boto3>=1.34" "azure-storage-blob>=12.19")
 if [[ -n "${INDEXTABLES_PYSPARK:-}" ]]; then
   packages+=("pyspark==${INDEXTABLES_PYSPARK}")
 fi

@@ -10,12 +10,14 @@ Runs each check below and prints one JSON line: each check's name, and "ok" or w
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+import pyspark
 from pyspark.errors import AnalysisException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
@@ -138,6 +140,9 @@ def main() -> None:
         except Exception:  # noqa: BLE001 (the test reports each check's failure)
             results[name] = traceback.format_exc()[-3000:]
     results["session_type"] = type(spark).__module__
+    # What the client process has: a Python-only `pyspark-client` has no py4j and no JVM.
+    results["pyspark_version"] = pyspark.__version__
+    results["py4j"] = "absent" if importlib.util.find_spec("py4j") is None else "present"
     print(json.dumps(results), flush=True)
     spark.stop()
 

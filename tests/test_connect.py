@@ -38,11 +38,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
     started.stop()
 
 
+# Spark 4's Python-only client (PySpark's `pyspark-client`, no JVM and no py4j), with the package,
+# as a Connect-only user installs them (build/package.sh).
+CONNECT4_PYTHON = TESTS_DIR.parent / ".venv-connect4" / "bin" / "python"
+
+
+def client_python() -> str:
+    """The Python the client runs in: on Spark 3.5 this run's own (PySpark 3.5 with its Connect
+    extra: 3.5 has no Python-only client); on Spark 4, .venv-connect4's `pyspark-client`."""
+    if indextables.session.spark_line() == "3.5":
+        return sys.executable
+    if not CONNECT4_PYTHON.is_file():
+        pytest.fail(f"no Spark Connect client venv at {CONNECT4_PYTHON}: run build/package.sh")
+    return str(CONNECT4_PYTHON)
+
+
 @pytest.fixture(scope="module")
 def results(server: ConnectServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     work = tmp_path_factory.mktemp("connect-client")
     done = subprocess.run(
-        [sys.executable, str(TESTS_DIR / "connect_client.py"), server.url, str(work)],
+        [client_python(), str(TESTS_DIR / "connect_client.py"), server.url, str(work)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -58,6 +73,10 @@ def results(server: ConnectServer, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def test_the_client_is_a_connect_session(results: dict[str, str]) -> None:
     assert results["session_type"] == "pyspark.sql.connect.session"
+    # On Spark 4 the client is `pyspark-client`: Python only, no py4j (3.5 has no such client).
+    if indextables.session.spark_line() != "3.5":
+        assert results["py4j"] == "absent", results
+        assert indextables.session.spark_line(results["pyspark_version"]) != "3.5", results
 
 
 @pytest.mark.parametrize("check", CHECKS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,16 @@ def test_a_pyspark_of_no_served_line_is_refused_naming_the_versions(
     monkeypatch.setattr(indextables.session, "_installed_pyspark", lambda: version)
     with pytest.raises(indextables.session.UnsupportedSparkVersionError, match=version):
         indextables.configure_spark(SparkSession.builder)
+
+
+def test_without_pyspark_the_import_names_both_extras() -> None:
+    # PySpark is an extra (`pyspark` or `pyspark-client`), so a bare install has none.
+    hidden = "import sys; sys.modules['pyspark'] = None; import indextables"
+    run = subprocess.run([sys.executable, "-c", hidden], capture_output=True, text=True)
+    assert run.returncode == 1, run.stdout + run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: indextables-spark "), last
+    assert "'indextables-spark[pyspark]'" in last and "'indextables-spark[pyspark-client]'" in last
 
 
 def test_jar_path_names_where_it_looked_when_the_jar_is_missing(

@@ -139,6 +139,7 @@ def test_python_m_indextables_prints_the_versions(fresh_venv: Path, tmp_path: Pa
     assert fields["jar version"] == indextables.__version__
     assert fields["jar"].startswith(str(fresh_venv.parent.parent))
     assert fields["pyspark"] == pyspark.__version__, fields
+    assert fields["pyspark kind"] == "classic (with Spark's JVM)"
     line = indextables.session.spark_line()
     assert fields["jar chosen because"] == (
         f"PySpark {pyspark.__version__} is installed: the JAR of the Spark {line} line"

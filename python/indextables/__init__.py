@@ -5,6 +5,18 @@ Importing the package installs the mapping of the plugin's JVM errors to the exc
 """
 
 from indextables._version import __version__
+
+try:
+    import pyspark  # noqa: F401 (only whether it is installed)
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"indextables-spark {__version__} needs PySpark, and none is installed: pip install "
+        "'indextables-spark[pyspark]' (PySpark 3.5, 4.0, 4.1 or 4.2, with its JVM), or "
+        "'indextables-spark[pyspark-client]' for a Spark Connect client (PySpark 4.0 to 4.2, "
+        "Python only)",
+        name="pyspark",
+    ) from missing
+
 from indextables.exceptions import (
     CommandSyntaxError,
     ConcurrentCommitError,

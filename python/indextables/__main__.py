@@ -53,6 +53,11 @@ def info_lines() -> list[str]:
         lines.append("jar: none chosen (no PySpark is installed)")
     else:
         lines.append(f"pyspark: {pyspark.__version__}")
+        # PySpark 4's `pyspark-client` has no JVM: the plugin runs on the Connect server.
+        if getattr(pyspark, "is_remote_only", lambda: False)():
+            lines.append("pyspark kind: Spark Connect client only (pyspark-client)")
+        else:
+            lines.append("pyspark kind: classic (with Spark's JVM)")
         try:
             jar, why = jar_choice()
         except (FileNotFoundError, UnsupportedSparkVersionError) as e:

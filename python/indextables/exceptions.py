@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from pyspark import SparkContext
 from pyspark.errors.exceptions import captured
 from pyspark.errors.exceptions.captured import (
     AnalysisException,
@@ -96,7 +95,7 @@ class IndexTablesError(CapturedException):
         self.cause = self._cause = None
 
     def __str__(self) -> str:
-        if not self.stackTrace or SparkContext._jvm is None:
+        if not self.stackTrace or _classic_jvm() is None:
             return self.message
         return super().__str__()
 
@@ -442,8 +441,18 @@ def _java_throwable(error: BaseException) -> Any:
     return None
 
 
+def _classic_jvm() -> Any:
+    """The JVM gateway of this process's classic SparkContext; None with none, and always under
+    `pyspark-client` (Spark Connect's Python-only PySpark, which has no SparkContext)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return None
+    return SparkContext._jvm
+
+
 def _stack_trace(origin: Any) -> str:
-    jvm = SparkContext._jvm
+    jvm = _classic_jvm()
     if origin is None or jvm is None or not hasattr(origin, "getClass"):
         return ""
     try:
