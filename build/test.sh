@@ -128,10 +128,11 @@ SPARK4_PYTEST=(
 # The pytest run on Spark 4.0 (PySpark 4.0 in .venv-spark40, the same JAR): companion indexes
 # over Delta and Iceberg, which are served on Spark 3.5 and 4.0 only, and the streaming sink and
 # source, whose tests read Delta tables; their Delta oracle (target/oracle-jars-4.0) exists for
-# Spark 4.0 only, so they are not in the 4.2 run.
+# Spark 4.0 only, so they are not in the 4.2 run. Also `spark-submit --packages` of the
+# indextables-spark_2.13 artifact, on the Spark it is compiled against.
 SPARK40_PYTEST=(
   test_companion_delta.py test_companion_iceberg.py test_streaming_sink.py
-  test_streaming_source.py
+  test_streaming_source.py test_maven_package.py
 )
 # run_pytest_venv VENV FILE...: the named tests under the virtual environment VENV, less those
 # marked line_neutral (tests/pytest.ini): long runs of machinery the Spark lines share (writer

@@ -1,6 +1,8 @@
-"""`spark-submit --packages io.indextables:indextables-spark_2.12:<version>` from the Maven
+"""`spark-submit --packages io.indextables:indextables-spark_<scala>:<version>` from the Maven
 repository directory build/package.sh publishes (target/maven-repo): the POM, the thin JAR, and
-a real spark-submit on a fresh Ivy cache that writes a table and searches it."""
+a real spark-submit on a fresh Ivy cache that writes a table and searches it. The artifact is the
+one for this run's Spark line: `_2.12` under PySpark 3.5, `_2.13` under PySpark 4 (build/test.sh
+runs this file on Spark 3.5 and 4.0)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ import pyspark
 import pytest
 
 import indextables
+import indextables.session
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAVEN_REPO = REPO_ROOT / "target" / "maven-repo"
-ARTIFACT = "indextables-spark_2.12"
+SCALA = "2.12" if indextables.session.spark_line() == "3.5" else "2.13"
+ARTIFACT = f"indextables-spark_{SCALA}"
 COORDINATES = f"io.indextables:{ARTIFACT}:{indextables.__version__}"
 SPARK_SUBMIT = Path(pyspark.__file__).parent / "bin" / "spark-submit"
 POM_NS = {"m": "http://maven.apache.org/POM/4.0.0"}
@@ -44,7 +48,7 @@ def _dependencies(pom: Path) -> dict[str, dict[str, str]]:
 def test_the_pom_provides_spark_and_scala_and_names_the_rest(published: Path) -> None:
     deps = _dependencies(published / f"{ARTIFACT}-{indextables.__version__}.pom")
     for provided in [
-        "org.apache.spark:spark-sql_2.12",
+        f"org.apache.spark:spark-sql_{SCALA}",
         "org.scala-lang:scala-library",
         "org.apache.avro:avro",
         "org.antlr:antlr4-runtime",
@@ -66,7 +70,7 @@ def test_the_pom_provides_spark_and_scala_and_names_the_rest(published: Path) ->
         assert deps[needed].get("scope", "compile") == "compile", needed
     # Test-scoped entries (scalatest) are never fetched for a user.
     assert {k for k, d in deps.items() if d.get("scope") == "test"} == {
-        "org.scalatest:scalatest_2.12"
+        f"org.scalatest:scalatest_{SCALA}"
     }
 
 
