@@ -202,10 +202,11 @@ def connect_server_command(
     """The command that starts a Spark Connect server with the plugin, from a Spark
     installation at `spark_home` (Spark's own `sbin/start-connect-server.sh`) of version
     `spark_version` (by default the installed PySpark's)."""
+    version = spark_version if spark_version is not None else _installed_pyspark()
     command = [f"{spark_home}/sbin/start-connect-server.sh"]
-    if spark_line(spark_version) == "3.5":
+    if spark_line(version) == "3.5":
         command += ["--packages", SPARK_CONNECT_PACKAGE]
-    for key, value in connect_server_settings(spark_version).items():
+    for key, value in connect_server_settings(version).items():
         command += ["--conf", f"{key}={value}"]
     return command
 

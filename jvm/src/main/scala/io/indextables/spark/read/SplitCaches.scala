@@ -117,15 +117,18 @@ object SplitCaches {
   def flushDisk(): DiskFlush = SplitFileGate.exclusive {
     SplitSearchEngine.closeIdle()
     RankedSplits.closeIdle()
-    val flushed = managers.filter(m => diskCaches.containsKey(m)).map { m =>
-      val disk = diskCaches.get(m)
-      m.close()
-      diskCaches.remove(m)
-      diskSplits.remove(m)
-      deleteTree(new java.io.File(disk.path))
+    // Every manager of the JVM is closed (see above); those with a disk cache lose its files.
+    val flushed = managers.flatMap { m =>
+      Option(diskCaches.remove(m)) match {
+        case Some(disk) =>
+          m.close()
+          diskSplits.remove(m)
+          Some(deleteTree(new java.io.File(disk.path)))
+        case None =>
+          scala.util.Try(m.close())
+          None
+      }
     }
-    // Then every other manager: see above.
-    managers.foreach(m => scala.util.Try(m.close()))
     val (copies, copyBytes) = LocalSplitCache.clear()
     DiskFlush(flushed.size, flushed.sum, copies, copyBytes)
   }
