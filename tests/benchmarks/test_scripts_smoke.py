@@ -183,3 +183,32 @@ def test_micro_batches_benchmark_smoke(tmp_path: Path) -> None:
     assert result["rows_stored"] == {"streamed": 2000, "batch": 2000, "parquet": 2000}
     assert all(v > 0 for v in result["streamed_over_batch"].values())
     assert (out / "micro-batches.md").read_text().startswith("# A table of 4 micro-batches")
+
+
+def test_compare_lines_of_a_committed_run_with_itself(tmp_path: Path) -> None:
+    """tests/benchmarks/compare_lines.py over a committed run of the suite and itself: every
+    ingest and every query of both table layouts gets a row, and each comparison is 1."""
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    run = here / "results" / "2026-11-27-2M-snapshot-memos"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(here / "compare_lines.py"),
+            str(run),
+            str(run),
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads((tmp_path / "lines.json").read_text())
+    queries = json.loads((run / "results.json").read_text())["queries"]
+    # 3 ingests, every query on the one-write table, every query on both layouts of the appends.
+    assert len(result["rows"]) == 3 + len(queries) + 2 * len(queries)
+    assert all(r["ratio_b_over_a"] == 1.0 for r in result["rows"])
+    assert result["geometric_mean"] == 1.0
