@@ -81,6 +81,11 @@ def test_without_pyspark_the_import_names_both_extras() -> None:
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("ModuleNotFoundError: indextables-spark "), last
     assert "'indextables-spark[pyspark]'" in last and "'indextables-spark[pyspark-client]'" in last
+    # The lines named are those the package ships JARs for, and the client's are 4.x only.
+    lines = list(indextables.session.SPARK_LINE_JARS)
+    assert f"(PySpark {', '.join(lines[:-1])} or {lines[-1]}, with its JVM)" in last, last
+    clients = [x for x in lines if x.startswith("4.")]
+    assert f"(PySpark {', '.join(clients[:-1])} or {clients[-1]}, Python only)" in last, last
 
 
 def test_jar_path_names_where_it_looked_when_the_jar_is_missing(

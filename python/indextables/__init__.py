@@ -4,6 +4,7 @@ Importing the package installs the mapping of the plugin's JVM errors to the exc
 `indextables.exceptions` (see `install_exception_mapping`).
 """
 
+from indextables._lines import CONNECT_CLIENT_LINES, SPARK_LINE_JARS, spoken
 from indextables._version import __version__
 
 try:
@@ -11,9 +12,9 @@ try:
 except ModuleNotFoundError as missing:
     raise ModuleNotFoundError(
         f"indextables-spark {__version__} needs PySpark, and none is installed: pip install "
-        "'indextables-spark[pyspark]' (PySpark 3.5, 4.0, 4.1 or 4.2, with its JVM), or "
-        "'indextables-spark[pyspark-client]' for a Spark Connect client (PySpark 4.0 to 4.2, "
-        "Python only)",
+        f"'indextables-spark[pyspark]' (PySpark {spoken(list(SPARK_LINE_JARS))}, with its JVM), "
+        f"or 'indextables-spark[pyspark-client]' for a Spark Connect client (PySpark "
+        f"{spoken(list(CONNECT_CLIENT_LINES))}, Python only)",
         name="pyspark",
     ) from missing
 

@@ -10,6 +10,7 @@ from typing import Final
 
 from pyspark.sql import SparkSession
 
+from indextables._lines import SPARK_LINE_JARS
 from indextables._version import __version__
 from indextables.exceptions import install_exception_mapping
 
@@ -28,21 +29,6 @@ __all__ = [
     "jar_path",
     "spark_line",
 ]
-
-_SPARK4_JAR: Final[str] = f"indextables-spark_2.13-assembly-{__version__}.jar"
-
-SPARK_LINE_JARS: Final[Mapping[str, str]] = MappingProxyType(
-    {
-        "3.5": f"indextables-spark-assembly-{__version__}.jar",
-        "4.0": _SPARK4_JAR,
-        "4.1": _SPARK4_JAR,
-        "4.2": _SPARK4_JAR,
-    }
-)
-"""The assembly JAR the package ships for each Spark line it serves (a line is a Spark
-`major.minor` and its patch releases): Scala 2.12 for Spark 3.5; one Scala 2.13 JAR, compiled
-against Spark 4.0, for Spark 4.0, 4.1 and 4.2 (it calls the Catalyst signatures that 4.1 and 4.2
-changed by reflection). Spark 4.3 is not served: there is no Spark 4.3 to test it on."""
 
 JAR_NAME: Final[str] = SPARK_LINE_JARS["3.5"]
 """File name of the Spark 3.5 assembly JAR; its version is the package's version."""
