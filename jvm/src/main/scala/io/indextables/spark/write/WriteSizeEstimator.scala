@@ -10,8 +10,8 @@ import io.indextables.spark.transaction.{AddAction, Snapshot, TableLayout, Trans
  * @param mode             `history` (sized from the table's splits) or `sampling`
  * @param advisoryBytes    the shuffle partition size to ask AQE for
  * @param bytesPerRow      on-disk split bytes per row of the table, in history mode
- * @param maxRowsPerSplit  the rows after which a task rolls to a new split (maxSplitSize over
- *                         bytesPerRow), in history mode
+ * @param maxRowsPerSplit  the rows after which a task rolls to a new split (97 % of
+ *                         maxSplitSize over bytesPerRow), in history mode
  */
 final case class SizeEstimate(
     mode: String,
@@ -37,6 +37,14 @@ object WriteSizeEstimator {
 
   /** Commit records looked at, newest first, for a measured shuffle size. */
   private val RecordsSearched = 20
+
+  /**
+   * The share of `maxSplitSize` a rolling task aims at. `maxSplitSize` is an upper bound, and
+   * bytes per row measured over whole splits land a rolled split on it to within a few hundred
+   * bytes either side (a smaller split carries its fixed overhead over fewer rows), so the row
+   * limit leaves a little room.
+   */
+  private[write] val RollHeadroom = 0.97
 
   def estimate(
       existing: Option[Snapshot],
@@ -73,7 +81,7 @@ object WriteSizeEstimator {
             "history",
             advisory,
             Some(bytesPerRow),
-            Some(math.max(1L, (maxSplitSize / bytesPerRow).toLong))))
+            Some(math.max(1L, (maxSplitSize * RollHeadroom / bytesPerRow).toLong))))
         }
       }
     }.toOption.flatten.getOrElse(sampling)
