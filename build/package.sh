@@ -15,6 +15,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
 PYSPARK_PIN="pyspark==3.5.9"
+# pytest, and pytest-xdist for build/test.sh's runs on two workers (a Spark session each).
+TEST_PINS=("pytest" "pytest-xdist==3.8.0")
 # The linters build/test.sh runs (config: ruff.toml and mypy.ini at the root); pinned, so that a
 # new release's new rules cannot fail a build that did not change.
 LINT_PINS=("ruff==0.17.6" "mypy==2.4.1")
@@ -49,14 +51,47 @@ JAR_NAME_213="indextables-spark_2.13-assembly-${VERSION}.jar"
 BUILT_JAR_213="jvm/target/scala-2.13/${JAR_NAME_213}"
 JARS_DIR="python/indextables/jars"
 
+# The virtual environments' dependencies install while sbt builds (pip waits on the network, sbt
+# on the CPU); the package itself goes into each once its JARs are in place.
+VENVS=(.venv .venv-spark4 .venv-spark40 .venv-connect4)
+# install_deps VENV PACKAGE...: creates VENV if it is missing, and installs the packages into it.
+install_deps() {
+  local venv="$1"
+  shift
+  if [[ ! -x "${venv}/bin/python" ]]; then
+    echo "package.sh: creating ${venv} with ${PYTHON:-python3}"
+    "${PYTHON:-python3}" -m venv "${venv}"
+  fi
+  echo "package.sh: installing $* into ${venv}"
+  "${venv}/bin/python" -m pip --disable-pip-version-check -q install "$@"
+}
+all_deps() {
+  # Under PySpark 3.5 in .venv, with the linters, the oracles and the Connect client of the tests.
+  install_deps .venv "${PYSPARK_PIN}" "${TEST_PINS[@]}" "${LINT_PINS[@]}" "${ORACLE_PINS[@]}" \
+    "${CONNECT_PINS[@]}"
+  # Under PySpark 4.2 in .venv-spark4 and PySpark 4.0 in .venv-spark40: build/test.sh's pytest
+  # runs on Spark 4.2 and 4.0.
+  install_deps .venv-spark4 "${PYSPARK4_PIN}" "${TEST_PINS[@]}" "${ORACLE_PINS[@]}" \
+    "${SPARK4_TEST_PINS[@]}"
+  install_deps .venv-spark40 "${PYSPARK40_PIN}" "${TEST_PINS[@]}" "${ORACLE_PINS[@]}" \
+    "${SPARK4_TEST_PINS[@]}"
+  # As a Spark Connect client installs it: `pyspark-client` (the package's `pyspark-client`
+  # extra), no JVM, no py4j.
+  install_deps .venv-connect4 "${CONNECT4_PINS[@]}"
+}
+mkdir -p target
+PIP_LOG="target/package-pip.log"
+all_deps >"${PIP_LOG}" 2>&1 &
+DEPS_PID=$!
+
 SBT_TASKS=("spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars"
   "++2.13.x spark/assembly" "++2.13.x spark/publish")
 echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo and copying the Delta and Iceberg oracle JARs of Spark 3.5 and 4.0 to target/oracle-jars and target/oracle-jars-4.0 (sbt ${SBT_TASKS[*]})"
-mkdir -p target
 SBT_LOG="target/package-sbt.log"
 if ! build/sbt "${SBT_TASKS[@]}" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
   echo "package.sh: sbt ${SBT_TASKS[*]} failed; full log in ${ROOT}/${SBT_LOG}" >&2
+  kill "${DEPS_PID}" 2>/dev/null || true
   exit 1
 fi
 for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
@@ -75,34 +110,24 @@ for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
   fi
 done
 
-# install_venv VENV PACKAGE...: the packages, then this package (without its extras), into VENV.
-# setuptools never cleans python/build/lib, so a stale JAR there would end up in the package: it
-# is removed around the install. Same version, new JAR: the package is reinstalled by force.
-install_venv() {
-  local venv="$1"
-  shift
-  if [[ ! -x "${venv}/bin/python" ]]; then
-    echo "package.sh: creating ${venv} with ${PYTHON:-python3}"
-    "${PYTHON:-python3}" -m venv "${venv}"
-  fi
-  local pip=("${venv}/bin/python" -m pip --disable-pip-version-check -q)
-  echo "package.sh: installing ./python (indextables-spark ${VERSION}), $* into ${venv}"
-  "${pip[@]}" install "$@"
+if ! wait "${DEPS_PID}"; then
+  tail -n 40 "${PIP_LOG}" >&2
+  echo "package.sh: installing the virtual environments' dependencies failed; full log in ${ROOT}/${PIP_LOG}" >&2
+  exit 1
+fi
+cat "${PIP_LOG}"
+# This package (without its extras) into each. setuptools never cleans python/build/lib, so a
+# stale JAR there would end up in the package: it is removed around the install. Same version,
+# new JAR: the package is reinstalled by force.
+for venv in "${VENVS[@]}"; do
+  echo "package.sh: installing ./python (indextables-spark ${VERSION}) into ${venv}"
   rm -rf python/build python/*.egg-info
-  "${pip[@]}" install --force-reinstall --no-deps ./python
-  rm -rf python/build python/*.egg-info
-}
-# Under PySpark 3.5 in .venv, with the linters, the oracles and the Connect client of the tests.
-install_venv .venv "${PYSPARK_PIN}" pytest "${LINT_PINS[@]}" "${ORACLE_PINS[@]}" "${CONNECT_PINS[@]}"
-# The same package under PySpark 4.2 in .venv-spark4 and under PySpark 4.0 in .venv-spark40:
-# build/test.sh's pytest runs on Spark 4.2 and 4.0.
-install_venv .venv-spark4 "${PYSPARK4_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
-install_venv .venv-spark40 "${PYSPARK40_PIN}" pytest "${ORACLE_PINS[@]}" "${SPARK4_TEST_PINS[@]}"
-# As a Spark Connect client installs it: `pyspark-client` (the package's `pyspark-client` extra),
-# no JVM, no py4j.
-install_venv .venv-connect4 "${CONNECT4_PINS[@]}"
+  "${venv}/bin/python" -m pip --disable-pip-version-check -q install --force-reinstall --no-deps \
+    ./python
+done
+rm -rf python/build python/*.egg-info
 
-for venv in .venv .venv-spark4 .venv-spark40 .venv-connect4; do
+for venv in "${VENVS[@]}"; do
   "${venv}/bin/python" -c 'import indextables, os; assert os.path.isfile(indextables.jar_path())'
   echo "package.sh: ready: ${venv}: $("${venv}/bin/python" -c 'import indextables; print(indextables.jar_path())')"
 done

@@ -99,8 +99,19 @@ python_lint() {
   return "${rc}"
 }
 
+# The pytest runs spread their files over PYTEST_WORKERS processes (pytest-xdist), each with its
+# own Spark session: a file's tests stay together in one process (--dist loadfile), so a
+# module's fixtures are made once. On two cores one pytest process keeps about 1.5 of them busy,
+# two keep both. PYTEST_WORKERS=0 runs them in this process, one file after another.
+PYTEST_WORKERS="${PYTEST_WORKERS:-2}"
+workers() {
+  if [[ "${PYTEST_WORKERS}" -gt 0 ]]; then
+    echo "-n ${PYTEST_WORKERS} --dist loadfile"
+  fi
+}
+
 run_pytest() {
-  local args=(tests -q --durations=25) rc=0
+  local args=(tests -q --durations=25 $(workers)) rc=0
   if [[ "${benchmarks}" -eq 0 ]]; then
     args+=(--ignore=tests/benchmarks)
   fi
@@ -141,7 +152,7 @@ run_pytest_venv() {
   local venv="$1" files=() rc=0
   shift
   for f in "$@"; do files+=("tests/${f}"); done
-  "${venv}/bin/python" -m pytest "${files[@]}" -q --durations=10 -m "not line_neutral" \
+  "${venv}/bin/python" -m pytest "${files[@]}" -q --durations=10 $(workers) -m "not line_neutral" \
     ${pytest_extra[@]+"${pytest_extra[@]}"} || rc=$?
   return "${rc}"
 }
