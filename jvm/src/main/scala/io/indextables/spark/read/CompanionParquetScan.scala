@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader, PartitionReaderFactory, Scan}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetUtils, ParquetWriteSupport}
@@ -79,7 +80,17 @@ final class CompanionParquetScan(
     reason: String,
     nonNull: Seq[String] = Nil,
     sourceNote: String = "",
-    pruning: Array[CustomTaskMetric] = Array.empty) extends Scan with Batch {
+    pruning: Array[CustomTaskMetric] = Array.empty,
+    streamOf: Option[ScanInputs] = None) extends Scan with Batch {
+
+  /**
+   * A stream of the table this plain read would read (`streamOf`): Spark 4.2 negotiates a
+   * stream's scan as a batch read's (it prunes the columns to the stream's, then builds), so
+   * the scan it builds may be this one. A stream reads its new splits by search tasks.
+   */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    streamOf.map(IndexTables4SparkScan.microBatchStream).getOrElse(
+      throw IndexTablesErrors.internalError(s"a stream planned from the scan ${description()}"))
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
 
@@ -214,7 +225,8 @@ private[read] object CompanionParquetScan {
       reason,
       nonNull.distinct,
       in.sourceNote,
-      in.pruning
+      in.pruning,
+      Some(in)
     )
   }
 }

@@ -60,7 +60,8 @@ private[read] object DriverSearch {
           plan.readSchema,
           s"${IndexTables4SparkScan.pushed(in, plan, in.limit)}, AnsweredOnDriver: true " +
             s"(${rows.size} rows), Splits: ${kept.size}/${in.files.size}, Tasks: 0",
-          in.pruning ++ counters.values
+          in.pruning ++ counters.values,
+          Some(in)
         )
     }
   }

@@ -147,6 +147,13 @@ private[read] object IndexTables4SparkScan {
     s"${in.header}, $iq${agg}PushedQuery: $query$pushedLimit$topN$scores"
   }
 
+  /**
+   * The stream of `in`'s table, reading its columns (a stream pushes no filter, limit or
+   * aggregate).
+   */
+  def microBatchStream(in: ScanInputs): MicroBatchStream =
+    new IndexTables4SparkMicroBatchStream(in, in.readPlan(None))
+
   /** The scan of the kept splits of `in`: a search, or each split's answer to `aggregate`. */
   def plan(in: ScanInputs, aggregate: Option[AggregatePlan]): IndexTables4SparkScan = {
     val sc = org.apache.spark.sql.SparkSession.active.sparkContext

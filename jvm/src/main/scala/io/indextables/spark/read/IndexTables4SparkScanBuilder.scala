@@ -46,7 +46,9 @@ final class IndexTables4SparkScanBuilder(
   private var aggregate: Option[ReadRoute.AggregateRoute] = None
   private var topN: Option[TopN] = None
   // Whether Spark negotiated the scan: a batch read always prunes columns or pushes an
-  // aggregate; Spark 3.5's streaming planner builds the scan untouched, for a stream.
+  // aggregate; Spark 3.5's and 4.0's streaming planners build the scan untouched, for a stream.
+  // Spark 4.2's prunes its columns first, as a batch read's: the scans of a plain read's routes
+  // all give a stream of the table (`toMicroBatchStream`).
   private var negotiated = false
 
   /** What the filters came to: those Spark offered, or none when it offered none. */

@@ -12,11 +12,12 @@ import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggr
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.metrics.{ScanMetrics, ScanTaskCounters}
-import io.indextables.spark.read.{DriverThreads, ReadPlan, ScanInputs, SplitInputPartition}
+import io.indextables.spark.read.{DriverThreads, IndexTables4SparkScan, ReadPlan, ScanInputs, SplitInputPartition}
 
 /**
  * A pushed aggregation over few splits, answered completely on the driver: each split's
@@ -174,8 +175,19 @@ final class IndexTables4SparkDriverScan(
     rowsOut: Seq[InternalRow],
     schema: StructType,
     desc: String,
-    metrics: Array[CustomTaskMetric])
+    metrics: Array[CustomTaskMetric],
+    streamOf: Option[ScanInputs] = None)
     extends LocalScan {
+
+  /**
+   * A stream of the table a plain read answered here (`streamOf`): Spark 4.2 negotiates a
+   * stream's scan as a batch read's (it prunes the columns to the stream's, then builds), so
+   * the scan it builds may be this one.
+   */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    streamOf.map(IndexTables4SparkScan.microBatchStream).getOrElse(
+      throw IndexTablesErrors.internalError(s"a stream planned from the scan ${desc}"))
+
   override def description(): String = desc
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics
