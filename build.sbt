@@ -54,6 +54,8 @@ val avroVersion = spark35.avroVersion
 val deltaVersion = spark35.deltaVersion
 // The Apache Iceberg runtime (both lines): compiled against, provided by the user at run time.
 val icebergVersion = "1.10.0"
+// The Delta Lake release for Spark 4.2, the oracle of the pytest run on Spark 4.2 (oracles42).
+val delta42Version = "4.4.0"
 // Object stores: S3 through the AWS SDK for Java v2, Azure Blob Storage through the Azure SDK.
 val awsSdkVersion = "2.57.8"
 val azureBlobVersion = "12.37.2"
@@ -440,6 +442,30 @@ lazy val oracles40 = (project in file("jvm/oracles-4.0"))
         "hadoop-aws",
         "bundle"),
       (ThisBuild / baseDirectory).value / "target" / "oracle-jars-4.0"
+    )
+  )
+
+// The Delta Lake oracle of the pytest run on Spark 4.2 (tests/delta_oracle.py): Delta 4.4, the
+// release for Spark 4.2 (`delta-spark_2.13` 4.4.0 depends on Spark 4.2.0), copied to
+// target/oracle-jars-4.2 by `oracles42/oracleJars`. Iceberg has no runtime for Spark 4.2. Only
+// resolved, never compiled against: the plugin is compiled against Delta 4.0 and makes the calls
+// that differ through `lake/DeltaLogCalls`.
+lazy val oracles42 = (project in file("jvm/oracles-4.2"))
+  .settings(
+    scalaVersion := spark4.scalaVersion,
+    crossScalaVersions := Seq(spark4.scalaVersion),
+    publish / skip := true,
+    libraryDependencies ++= Seq(
+      ("io.delta" %% "delta-spark" % delta42Version).intransitive(),
+      ("io.delta" % "delta-storage" % delta42Version).intransitive()
+    ),
+    oracleJars := copyOracleJars(
+      update.value.select(
+        configurationFilter("compile"),
+        moduleFilter(),
+        artifactFilter(`type` = "jar", classifier = "")),
+      Set("delta-spark_2.13", "delta-storage"),
+      (ThisBuild / baseDirectory).value / "target" / "oracle-jars-4.2"
     )
   )
 

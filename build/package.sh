@@ -4,7 +4,9 @@
 # both inside the Python package (python/indextables/jars/); publishes both thin plugin JARs (indextables-spark_2.12 and _2.13)
 # with their POMs to target/maven-repo (for `spark-submit --packages`),
 # copies Delta Lake's JARs (delta-spark, delta-storage) and Iceberg's Spark runtime to
-# target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests, and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
+# target/oracle-jars for the pytest oracle (tests/delta_oracle.py) and the Iceberg companion tests
+# (and those of Spark 4.0 to target/oracle-jars-4.0, Delta's of Spark 4.2 to
+# target/oracle-jars-4.2), and installs the package with the test tools (pytest, and ruff and mypy for build/test.sh's lint
 # stage) into .venv/ at the repository root; and the package under PySpark 4.2 into .venv-spark4
 # and under PySpark 4.0 into .venv-spark40 (build/test.sh's runs on those Sparks), and as a Spark
 # Connect client with `pyspark-client` 4.2 and no JVM into .venv-connect4 (tests/test_connect.py).
@@ -27,8 +29,8 @@ ORACLE_PINS=("tantivy==0.27.0" "gensim==4.4.0")
 # Connect server (tests/test_connect.py); pyarrow 18 as gensim keeps NumPy below 2.
 CONNECT_PINS=("pyspark[connect]==3.5.9" "pyarrow==18.1.0")
 # PySpark 4.2 for the pytest run on Spark 4.2 (.venv-spark4), and PySpark 4.0 (the newest 4.0.x on
-# PyPI) for the run on Spark 4.0 of the tests whose Delta and Iceberg oracles exist for 4.0 only
-# (.venv-spark40); both with what their tests import beyond pytest and the oracles: pyarrow
+# PyPI) for the run on Spark 4.0 of the companions over Iceberg (no Iceberg runtime exists for
+# 4.2) and over Delta 4.0 (.venv-spark40); both with what their tests import beyond pytest and the oracles: pyarrow
 # (Connect), the S3 and Azure clients (tests/storage_servers.py) and PyYAML. The one Spark 4 JAR
 # serves both.
 PYSPARK4_PIN="pyspark[connect]==4.2.1"
@@ -85,8 +87,9 @@ all_deps >"${PIP_LOG}" 2>&1 &
 DEPS_PID=$!
 
 SBT_TASKS=("spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars"
+  "oracles42/oracleJars"
   "++2.13.x spark/assembly" "++2.13.x spark/publish")
-echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo and copying the Delta and Iceberg oracle JARs of Spark 3.5 and 4.0 to target/oracle-jars and target/oracle-jars-4.0 (sbt ${SBT_TASKS[*]})"
+echo "package.sh: building ${JAR_NAME} and ${JAR_NAME_213} (Scala 2.12 and 2.13), publishing both thin JARs to target/maven-repo and copying the Delta and Iceberg oracle JARs of Spark 3.5 and 4.0 to target/oracle-jars and target/oracle-jars-4.0, and Delta's of Spark 4.2 to target/oracle-jars-4.2 (sbt ${SBT_TASKS[*]})"
 SBT_LOG="target/package-sbt.log"
 if ! build/sbt "${SBT_TASKS[@]}" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2

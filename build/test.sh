@@ -127,24 +127,23 @@ run_pytest() {
 # suite runs on Spark 3.5 above; on 4.2 a named subset that covers every feature area keeps CI
 # inside its time: writes and reads on both layouts, IndexQuery in SQL and the Python column
 # functions, the package and its errors, the catalog, the SQL and cache commands and MERGE
-# SPLITS, object storage (moto and Azurite), companion indexes over Parquet, row-level DELETE /
-# UPDATE / MERGE INTO, ranked search and snippets, scan metrics in the Spark UI, Spark Connect,
-# and a fresh virtual environment with the wheel.
+# SPLITS, object storage (moto and Azurite), companion indexes over Parquet and over Delta tables
+# (Delta 4.4, target/oracle-jars-4.2), the streaming sink and source, row-level DELETE / UPDATE /
+# MERGE INTO, ranked search and snippets, scan metrics in the Spark UI, Spark Connect, and a
+# fresh virtual environment with the wheel.
 SPARK4_PYTEST=(
   test_write_read.py test_package.py test_python_errors.py test_indexquery.py test_functions.py
   test_catalog.py test_sql_commands.py test_cache_commands.py test_merge_splits.py
-  test_object_stores.py test_companion.py test_delete.py test_update_merge.py
-  test_ranked_search.py test_snippets.py test_scan_metrics.py test_connect.py test_wheel.py
+  test_object_stores.py test_companion.py test_companion_delta.py test_streaming_sink.py
+  test_streaming_source.py test_delete.py test_update_merge.py test_ranked_search.py
+  test_snippets.py test_scan_metrics.py test_connect.py test_wheel.py
 )
 # The pytest run on Spark 4.0 (PySpark 4.0 in .venv-spark40, the same JAR): companion indexes
-# over Delta and Iceberg, which are served on Spark 3.5 and 4.0 only, and the streaming sink and
-# source, whose tests read Delta tables; their Delta oracle (target/oracle-jars-4.0) exists for
-# Spark 4.0 only, so they are not in the 4.2 run. Also `spark-submit --packages` of the
-# indextables-spark_2.13 artifact, on the Spark it is compiled against.
-SPARK40_PYTEST=(
-  test_companion_delta.py test_companion_iceberg.py test_streaming_sink.py
-  test_streaming_source.py test_maven_package.py
-)
+# over Iceberg tables, served on Spark 3.5, 4.0 and 4.1 (Iceberg has no runtime for 4.2), and over
+# Delta 4.0 tables, whose DeltaLog calls differ from Delta 4.4's (lake/DeltaLogCalls). Also
+# `spark-submit --packages` of the indextables-spark_2.13 artifact, on the Spark it is compiled
+# against.
+SPARK40_PYTEST=(test_companion_delta.py test_companion_iceberg.py test_maven_package.py)
 # run_pytest_venv VENV FILE...: the named tests under the virtual environment VENV, less those
 # marked line_neutral (tests/pytest.ini): long runs of machinery the Spark lines share (writer
 # races, killed processes, listing at scale), which the PySpark 3.5 run covers.

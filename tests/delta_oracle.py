@@ -36,25 +36,52 @@ __all__ = [
     "SPARK_LINE",
     "DeltaTable",
     "configure",
+    "iceberg_installed",
     "is_installed",
     "oracle_jars",
+    "s3a_installed",
 ]
 
 SPARK_LINE = ".".join(pyspark.__version__.split(".")[:2])
-"""The Spark line of the installed PySpark ("3.5", "4.0", "4.2"): the oracles' JARs are built for
-it. On Spark 4.2 they are 4.0's (there is no Delta or Iceberg for 4.2 here): only Hadoop's S3A
-of them is used there, the tests of companions over Delta and Iceberg run on 4.0 only."""
+"""The Spark line of the installed PySpark ("3.5", "4.0", "4.1", "4.2"): the oracles' JARs are
+built for it."""
 
-if SPARK_LINE == "3.5":
-    ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars"
-    DELTA_JARS: tuple[str, ...] = ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar")
-    ICEBERG_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.0.jar"
-    S3A_JARS: tuple[str, ...] = ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar")
-else:
-    ORACLE_JARS_DIR = Path(__file__).resolve().parent.parent / "target" / "oracle-jars-4.0"
-    DELTA_JARS = ("delta-spark_2.13-4.0.0.jar", "delta-storage-4.0.0.jar")
-    ICEBERG_JAR = "iceberg-spark-runtime-4.0_2.13-1.10.0.jar"
-    S3A_JARS = ("hadoop-aws-3.4.1.jar", "bundle-2.24.6.jar")
+_JARS = Path(__file__).resolve().parent.parent / "target"
+# Per Spark line: where build/package.sh puts the oracles' JARs, Delta Lake's, Iceberg's Spark
+# runtime (None: Iceberg has no runtime for the line), and Hadoop's S3A of the Hadoop the line's
+# Spark ships (none on 4.1 and 4.2: the S3 test runs on 3.5). No CI run is on Spark 4.1, and
+# build/package.sh fills no folder for it: put Delta 4.4's JARs for Spark 4.1
+# (io.delta:delta-spark_4.1_2.13:4.4.0, delta-storage 4.4.0) and Iceberg 1.11's runtime
+# (iceberg-spark-runtime-4.1_2.13) in target/oracle-jars-4.1 to run the lake tests there.
+_LINES: dict[str, tuple[Path, tuple[str, ...], str | None, tuple[str, ...]]] = {
+    "3.5": (
+        _JARS / "oracle-jars",
+        ("delta-spark_2.12-3.3.2.jar", "delta-storage-3.3.2.jar"),
+        "iceberg-spark-runtime-3.5_2.12-1.10.0.jar",
+        ("hadoop-aws-3.3.4.jar", "aws-java-sdk-bundle-1.12.262.jar"),
+    ),
+    "4.0": (
+        _JARS / "oracle-jars-4.0",
+        ("delta-spark_2.13-4.0.0.jar", "delta-storage-4.0.0.jar"),
+        "iceberg-spark-runtime-4.0_2.13-1.10.0.jar",
+        ("hadoop-aws-3.4.1.jar", "bundle-2.24.6.jar"),
+    ),
+    "4.1": (
+        _JARS / "oracle-jars-4.1",
+        ("delta-spark_4.1_2.13-4.4.0.jar", "delta-storage-4.4.0.jar"),
+        "iceberg-spark-runtime-4.1_2.13-1.11.0.jar",
+        (),
+    ),
+    "4.2": (
+        _JARS / "oracle-jars-4.2",
+        ("delta-spark_2.13-4.4.0.jar", "delta-storage-4.4.0.jar"),
+        None,
+        (),
+    ),
+}
+ORACLE_JARS_DIR, DELTA_JARS, ICEBERG_JAR, S3A_JARS = _LINES.get(
+    SPARK_LINE, (_JARS / f"oracle-jars-{SPARK_LINE}", (), None, ())
+)
 """Where build/package.sh puts Delta Lake's JARs for the line (DELTA_JARS); Iceberg's Spark
 runtime (ICEBERG_JAR), the maker and reader of the Iceberg tables that companion indexes are
 tested over (tests/test_companion_iceberg.py); and Hadoop's S3A (S3A_JARS), how Delta keeps a
@@ -78,14 +105,15 @@ DELTA_SETTINGS = {
 
 
 def oracle_jars() -> list[Path]:
-    """Delta Lake's JARs and Iceberg's in target/oracle-jars; fails, saying how to get them, when
-    absent."""
-    return _present([ORACLE_JARS_DIR / name for name in (*DELTA_JARS, ICEBERG_JAR)])
+    """Delta Lake's JARs, and Iceberg's where the line has a runtime; fails, saying how to get
+    them, when absent."""
+    iceberg = [ICEBERG_JAR] if ICEBERG_JAR else []
+    return _present([ORACLE_JARS_DIR / name for name in (*DELTA_JARS, *iceberg)])
 
 
 def s3a_jars() -> list[Path]:
-    """Hadoop's S3A JARs in target/oracle-jars (not on the suite's session's class path: only a
-    process of its own that keeps a Delta table on S3 takes them)."""
+    """Hadoop's S3A JARs (not on the suite's session's class path: only a process of its own
+    that keeps a Delta table on S3 takes them)."""
     return _present([ORACLE_JARS_DIR / name for name in S3A_JARS])
 
 
@@ -99,9 +127,23 @@ def _present(jars: list[Path]) -> list[Path]:
     return jars
 
 
+def _all_present(names: tuple[str, ...]) -> bool:
+    return bool(names) and all((ORACLE_JARS_DIR / name).is_file() for name in names)
+
+
 def is_installed() -> bool:
-    """Whether build/package.sh has put Delta Lake's JARs and Iceberg's in target/oracle-jars."""
-    return all((ORACLE_JARS_DIR / name).is_file() for name in (*DELTA_JARS, ICEBERG_JAR, *S3A_JARS))
+    """Whether build/package.sh has put Delta Lake's JARs for this Spark line in place."""
+    return _all_present(DELTA_JARS)
+
+
+def iceberg_installed() -> bool:
+    """Whether Iceberg's Spark runtime for this Spark line is in place (there is none for 4.2)."""
+    return ICEBERG_JAR is not None and _all_present((ICEBERG_JAR,))
+
+
+def s3a_installed() -> bool:
+    """Whether Hadoop's S3A JARs for this Spark line are in place, beside Delta's."""
+    return is_installed() and _all_present(S3A_JARS)
 
 
 def _append(existing: object, values: list[str]) -> str:

@@ -20,7 +20,8 @@ import delta_oracle
 from storage_servers import start_s3
 
 pytestmark = pytest.mark.skipif(
-    not delta_oracle.is_installed(), reason="build/package.sh puts Delta Lake's JARs in place"
+    not delta_oracle.s3a_installed(),
+    reason="build/package.sh puts Delta Lake's JARs and Hadoop's S3A in place",
 )
 
 

@@ -32,7 +32,7 @@ from test_companion_iceberg import build as build_iceberg
 from test_companion_iceberg import build_statement, create_iceberg
 
 pytestmark = pytest.mark.skipif(
-    not delta_oracle.is_installed(),
+    not (delta_oracle.is_installed() and delta_oracle.iceberg_installed()),
     reason="build/package.sh puts Delta's and Iceberg's JARs in place",
 )
 

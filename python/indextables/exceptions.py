@@ -177,8 +177,8 @@ class CorruptTableError(IndexTablesError):
 
 class UnsupportedSparkError(IndexTablesError):
     """The running Spark does not serve what was asked: the JAR is for another Spark line
-    (``INDEXTABLES_WRONG_SPARK_VERSION``), or a companion index over a Delta or Iceberg table is
-    built or checked on a Spark line where it is not served, 4.1 and 4.2
+    (``INDEXTABLES_WRONG_SPARK_VERSION``), or a companion index over an Iceberg table is built or
+    checked on Spark 4.2, for which Iceberg has no runtime
     (``INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK``)."""
 
 

@@ -16,6 +16,10 @@ object IndexTablesErrors {
       : IndexTablesException =
     new IndexTablesException(errorClass, message, cause)
 
+  /** `a, b and c` (`word` "and") or `a, b or c`: items as a sentence names them. */
+  private def spoken(items: Seq[String], word: String): String =
+    if (items.size <= 1) items.mkString else s"${items.init.mkString(", ")} $word ${items.last}"
+
   private def logError(errorClass: String, message: String, cause: Throwable = null)
       : TransactionLogException =
     new TransactionLogException(errorClass, message, cause)
@@ -630,18 +634,17 @@ object IndexTablesErrors {
     )
 
   /**
-   * A companion index over a Delta or Iceberg table (`format`) on a Spark line where IndexTables
-   * does not reach that library (Delta's releases for Spark 4.1 and 4.2 changed the snapshot API
-   * it calls; Iceberg has no runtime for Spark 4.2).
+   * A companion index over a table of `format` (Iceberg) on a Spark line where IndexTables does
+   * not reach that library (Iceberg has no runtime for Spark 4.2).
    */
   def companionSourceUnsupportedSpark(format: String, running: String, served: Seq[String])
       : IndexTablesException =
     error(
       "INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK",
       s"A companion index over a $format table is served on Spark " +
-        s"${served.map(_ + ".x").mkString(" and ")} only, and this is Spark $running. Build " +
-        s"and read it on Spark ${served.mkString(" or ")}, or build the companion over the " +
-        "table's Parquet directory instead."
+        s"${spoken(served.map(_ + ".x"), "and")} only, and this is Spark $running. Build and " +
+        s"read it on Spark ${spoken(served, "or")}, or build the companion over the table's " +
+        "Parquet directory instead."
     )
 
   /**

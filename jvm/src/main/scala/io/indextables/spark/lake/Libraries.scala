@@ -22,22 +22,36 @@ object Libraries {
   /** Whether iceberg-spark-runtime is on the class path; without it, an Iceberg source is refused. */
   def icebergAvailable: Boolean = onClassPath("org.apache.iceberg.spark.SparkCatalog")
 
+  /** delta-spark's Maven coordinates for the running Spark line, as an error names them. */
+  def deltaLibrary: String = SparkVersionCheck.lineOf(org.apache.spark.SPARK_VERSION) match {
+    case "3.5" => "delta-spark (io.delta:delta-spark_2.12)"
+    case "4.0" => "delta-spark (io.delta:delta-spark_2.13, 4.0.x)"
+    case line => s"delta-spark (io.delta:delta-spark_${line}_2.13)"
+  }
+
+  /** Iceberg's Spark runtime's Maven coordinates for the running Spark line. */
+  def icebergLibrary: String = {
+    val line = SparkVersionCheck.lineOf(org.apache.spark.SPARK_VERSION)
+    val scala = if (line == "3.5") "2.12" else "2.13"
+    s"iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-${line}_$scala)"
+  }
+
   /**
-   * The Spark lines on which a companion index over a Delta or Iceberg table is served: Delta's
-   * releases for Spark 4.1 and 4.2 changed the snapshot API the build calls
-   * (`DeltaLog.getSnapshotAt`, `getChanges`), and Iceberg has no runtime for Spark 4.2.
-   * Companions over Parquet directories are served on every line.
+   * The Spark lines on which a companion index over an Iceberg table is served: Iceberg has no
+   * Spark runtime for Spark 4.2 (1.10 serves 3.5 and 4.0, 1.11 serves 4.1). Companions over Delta
+   * tables (whose calls that differ between Delta's releases go through [[DeltaLogCalls]]) and
+   * over Parquet directories are served on every line the JAR serves.
    */
-  val LakeSparkLines: Seq[String] = Seq("3.5", "4.0")
+  val IcebergSparkLines: Seq[String] = Seq("3.5", "4.0", "4.1")
 
   /**
    * Throws `INDEXTABLES_COMPANION_SOURCE_UNSUPPORTED_SPARK` on a Spark line where a companion
-   * over a `format` table is not served; called before any class of that library is touched.
+   * over an Iceberg table is not served; called before any class of Iceberg's is touched.
    */
-  def checkSparkLine(format: String): Unit = {
+  def checkIcebergSparkLine(): Unit = {
     val running = org.apache.spark.SPARK_VERSION
-    if (!SparkVersionCheck.serves(LakeSparkLines, running))
-      throw IndexTablesErrors.companionSourceUnsupportedSpark(format, running, LakeSparkLines)
+    if (!SparkVersionCheck.serves(IcebergSparkLines, running))
+      throw IndexTablesErrors.companionSourceUnsupportedSpark("Iceberg", running, IcebergSparkLines)
   }
 
   /** Whether `className` (a table format's library) is on the class path. */

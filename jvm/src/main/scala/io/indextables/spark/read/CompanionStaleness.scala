@@ -31,18 +31,17 @@ private[read] object CompanionStaleness {
       } {
         val behind = format match {
           case Libraries.DeltaFormat =>
-            Libraries.checkSparkLine("Delta")
             val latest =
               try DeltaLog.forTable(SparkSession.active, new Path(root)).update().version
               catch {
                 case _: NoClassDefFoundError =>
                   throw IndexTablesErrors.companionSourceLibraryMissing(
                     "delta",
-                    "delta-spark (io.delta:delta-spark_2.12)")
+                    Libraries.deltaLibrary)
               }
             Some(s"version $latest" -> (latest - synced))
           case Libraries.IcebergFormat =>
-            Libraries.checkSparkLine("Iceberg")
+            Libraries.checkIcebergSparkLine()
             IcebergTables.recorded(conf).map { ref =>
               val spark = SparkSession.active
               val loaded =
@@ -52,9 +51,7 @@ private[read] object CompanionStaleness {
                     spark.sessionState.newHadoopConfWithOptions(table.opts.hadoopOptions))
                 catch {
                   case _: NoClassDefFoundError => throw IndexTablesErrors
-                      .companionSourceLibraryMissing(
-                        "iceberg",
-                        "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
+                      .companionSourceLibraryMissing("iceberg", Libraries.icebergLibrary)
                 }
               val current = Option(loaded.currentSnapshot()).map(_.snapshotId())
               val steps = IcebergTables.snapshotsSince(loaded, synced).getOrElse(Long.MaxValue)

@@ -185,7 +185,11 @@ object CompanionIndexer {
       catch {
         case e: IOException => throw IndexTablesErrors.companionIndexFailed(path.toString, e)
       }
-    SourceSchema.misfit(footer.schema, spec.dataSchema, spec.mayLackColumns).foreach { why =>
+    // A partition column may be in the file too (Delta 4.4 on Spark 4.2 writes it there): its
+    // value is the partition's, which the index takes from the listing, as Delta reads it.
+    val data =
+      StructType(footer.schema.fields.filterNot(f => spec.partitionColumns.contains(f.name)))
+    SourceSchema.misfit(data, spec.dataSchema, spec.mayLackColumns).foreach { why =>
       throw IndexTablesErrors.companionSchemaChanged(spec.indexPath, s"the Parquet file $path", why)
     }
     footer

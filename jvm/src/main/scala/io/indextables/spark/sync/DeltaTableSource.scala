@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
-import io.indextables.spark.lake.Libraries
+import io.indextables.spark.lake.{DeltaLogCalls, Libraries}
 import io.indextables.spark.storage.LogStore
 
 /**
@@ -59,7 +59,7 @@ final class DeltaTableSource(
     // Delta keeps a table's log open per path: a log gone since then updates to version -1.
     case None => Some(log.update()).filter(_.version >= 0).getOrElse(notATable())
     case Some(v) =>
-      try log.getSnapshotAt(v)
+      try DeltaLogCalls.snapshotAt(log, v)
       catch {
         case NonFatal(e) => throw IndexTablesErrors.companionSourceVersionUnavailable(
             format,
@@ -79,7 +79,7 @@ final class DeltaTableSource(
 
   /**
    * From the index's record of version `previous.version` and the table's commits after it, read
-   * through Delta's `getChanges` (no state reconstruction): per version, its removes, then its
+   * through Delta's `getChanges` ([[DeltaLogCalls]]; no state reconstruction): per version, its removes, then its
    * adds (a new deletion vector is a remove and an add of one path). Falls back to the full
    * listing when the index is newer, or when a commit after it cannot be read (its log was
    * cleaned up): every version must be there.
@@ -94,8 +94,7 @@ final class DeltaTableSource(
     val changes =
       if (p.version == snapshot.version) Vector.empty
       else
-        try log.getChanges(p.version + 1, failOnDataLoss = true)
-            .takeWhile(_._1 <= snapshot.version).toVector
+        try DeltaLogCalls.changes(log, p.version + 1).takeWhile(_._1 <= snapshot.version).toVector
         catch { case NonFatal(_) => return None }
     if (changes.map(_._1) != (p.version + 1 to snapshot.version)) return None
     val files = scala.collection.mutable.Map(p.files.map(f => f.path -> f): _*)

@@ -132,15 +132,14 @@ case class BuildCompanionCommand(
     def root = LogStore.qualify(new Path(source), hadoopConf)
     request.sourceFormat match {
       case Libraries.DeltaFormat =>
-        Libraries.checkSparkLine("Delta")
         if (!Libraries.deltaAvailable) throw IndexTablesErrors
-          .companionSourceLibraryMissing("delta", "delta-spark (io.delta:delta-spark_2.12)")
+          .companionSourceLibraryMissing("delta", Libraries.deltaLibrary)
         new DeltaTableSource(spark, root, request.fromVersion, sqlConf.sessionLocalTimeZone)
       case Libraries.IcebergFormat =>
-        Libraries.checkSparkLine("Iceberg")
+        Libraries.checkIcebergSparkLine()
         if (!Libraries.icebergAvailable) throw IndexTablesErrors.companionSourceLibraryMissing(
           "iceberg",
-          "iceberg-spark-runtime (org.apache.iceberg:iceberg-spark-runtime-3.5_2.12)")
+          Libraries.icebergLibrary)
         new IcebergTableSource(
           spark,
           IcebergTableRef(source, options.catalog, options.warehouse),
