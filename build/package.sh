@@ -83,8 +83,14 @@ all_deps() {
 }
 mkdir -p target
 PIP_LOG="target/package-pip.log"
+# In a process group of its own (job control on, for this one job), so that an early exit (a
+# failed build, Ctrl-C, a cancelled CI run) stops the pip or venv it is running, not only its
+# subshell.
+set -m
 all_deps >"${PIP_LOG}" 2>&1 &
 DEPS_PID=$!
+set +m
+trap 'kill -- "-${DEPS_PID}" 2>/dev/null || true' EXIT
 
 SBT_TASKS=("spark/assembly" "spark/publish" "bench/oracleJars" "oracles40/oracleJars"
   "oracles42/oracleJars"
@@ -94,7 +100,6 @@ SBT_LOG="target/package-sbt.log"
 if ! build/sbt "${SBT_TASKS[@]}" </dev/null >"${SBT_LOG}" 2>&1; then
   tail -n 60 "${SBT_LOG}" >&2
   echo "package.sh: sbt ${SBT_TASKS[*]} failed; full log in ${ROOT}/${SBT_LOG}" >&2
-  kill "${DEPS_PID}" 2>/dev/null || true
   exit 1
 fi
 for built in "${BUILT_JAR}" "${BUILT_JAR_213}"; do
@@ -118,6 +123,7 @@ if ! wait "${DEPS_PID}"; then
   echo "package.sh: installing the virtual environments' dependencies failed; full log in ${ROOT}/${PIP_LOG}" >&2
   exit 1
 fi
+trap - EXIT
 cat "${PIP_LOG}"
 # This package (without its extras) into each. setuptools never cleans python/build/lib, so a
 # stale JAR there would end up in the package: it is removed around the install. Same version,

@@ -16,8 +16,12 @@ if [[ ! -f "${JAR}" ]]; then
 fi
 PY="${PYTHON:-.venv/bin/python}"
 rm -f "${OUT}"/indextables_spark-*.whl
-# setuptools never cleans python/build/lib, so a stale JAR there would end up in the wheel.
-rm -rf python/build python/*.egg-info
-"${PY}" -m pip --disable-pip-version-check -q wheel --no-deps -w "${OUT}" ./python
-rm -rf python/build python/*.egg-info
+# Built from a private copy of python/: setuptools writes python/build and the egg-info into the
+# tree it builds (and never cleans python/build/lib, where a stale JAR would end up in the wheel),
+# and two builds at once (the tests' workers, or package.sh beside this) must not share them.
+SRC="$(mktemp -d)"
+trap 'rm -rf "${SRC}"' EXIT
+(cd python && tar --exclude=build --exclude='*.egg-info' --exclude=__pycache__ -cf - .) |
+  (cd "${SRC}" && tar -xf -)
+"${PY}" -m pip --disable-pip-version-check -q wheel --no-deps -w "${OUT}" "${SRC}"
 ls "${OUT}"/indextables_spark-*.whl
