@@ -104,6 +104,10 @@ python_lint() {
 # module's fixtures are made once. On two cores one pytest process keeps about 1.5 of them busy,
 # two keep both. PYTEST_WORKERS=0 runs them in this process, one file after another.
 PYTEST_WORKERS="${PYTEST_WORKERS:-2}"
+if [[ ! "${PYTEST_WORKERS}" =~ ^[0-9]+$ ]]; then
+  echo "test.sh: PYTEST_WORKERS must be a number of processes (0 for none), not '${PYTEST_WORKERS}'" >&2
+  exit 2
+fi
 workers() {
   if [[ "${PYTEST_WORKERS}" -gt 0 ]]; then
     echo "-n ${PYTEST_WORKERS} --dist loadfile"
@@ -140,10 +144,13 @@ SPARK4_PYTEST=(
 )
 # The pytest run on Spark 4.0 (PySpark 4.0 in .venv-spark40, the same JAR): companion indexes
 # over Iceberg tables, served on Spark 3.5, 4.0 and 4.1 (Iceberg has no runtime for 4.2), and over
-# Delta 4.0 tables, whose DeltaLog calls differ from Delta 4.4's (lake/DeltaLogCalls). Also
+# Delta 4.0 tables, whose DeltaLog calls differ from Delta 4.4's (lake/DeltaLogCalls); the
+# streaming source, whose scan Spark 4.0 builds untouched where 4.2 prunes it first; and
 # `spark-submit --packages` of the indextables-spark_2.13 artifact, on the Spark it is compiled
 # against.
-SPARK40_PYTEST=(test_companion_delta.py test_companion_iceberg.py test_maven_package.py)
+SPARK40_PYTEST=(
+  test_companion_delta.py test_companion_iceberg.py test_streaming_source.py test_maven_package.py
+)
 # run_pytest_venv VENV FILE...: the named tests under the virtual environment VENV, less those
 # marked line_neutral (tests/pytest.ini): long runs of machinery the Spark lines share (writer
 # races, killed processes, listing at scale), which the PySpark 3.5 run covers.
