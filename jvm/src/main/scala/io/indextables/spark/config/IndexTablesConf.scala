@@ -95,8 +95,8 @@ object IndexTablesConf {
   val OptimizeWriteMaxSplitSize: ConfEntry[Long] = bytes(
     "spark.indextables.write.optimizeWrite.maxSplitSize",
     4L << 30,
-    "The on-disk size at which an optimized write rolls to a new split (estimated from the " +
-      "table's bytes per row, once it has history).",
+    "The largest on-disk split an optimized write makes before it rolls to a new one (it " +
+      "rolls at 97% of it, estimated from the table's bytes per row, once it has history).",
     min = 1L,
     max = Long.MaxValue
   )

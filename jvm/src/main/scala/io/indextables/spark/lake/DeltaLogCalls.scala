@@ -11,10 +11,12 @@ import io.indextables.spark.IndexTablesErrors
  * The calls into `DeltaLog` whose binary signatures differ between the Delta releases of the
  * Spark lines served, made by name and by the shape of their parameters rather than compiled
  * against one release's. Delta 3.3 (Spark 3.5) and 4.0 (Spark 4.0) take
- * `getSnapshotAt(version, <defaults>)` and `getChanges(startVersion, failOnDataLoss)`; the
- * releases for Spark 4.1 and 4.2 gave both an optional `CatalogTable` (and `getSnapshotAt` one
- * more default), so a call compiled against 4.0 fails there with `NoSuchMethodError`. Each
- * method is resolved once, on first use. Driver side.
+ * `getSnapshotAt(version, checkpointHint, catalogTable)` and
+ * `getChanges(startVersion, failOnDataLoss)`; Delta 4.4 (the release for Spark 4.1 and 4.2) gave
+ * `getSnapshotAt` a fourth parameter (a Boolean with a default) and `getChanges` an optional
+ * `CatalogTable` before `failOnDataLoss`, so a call compiled against 4.0 fails there with
+ * `NoSuchMethodError`. Each method is resolved once, on first use; a Delta without either fails
+ * with an internal error naming it. Driver side.
  */
 private[spark] object DeltaLogCalls {
 
@@ -36,6 +38,7 @@ private[spark] object DeltaLogCalls {
         val rest = (2 to m.getParameterCount).map(i => defaults.get(s"getSnapshotAt$$default$$$i"))
         if (rest.forall(_.isDefined)) Some(m -> rest.flatten) else None
       }
+      .sortBy(_._1.getParameterCount)
       .headOption
       .getOrElse(throw unresolved("getSnapshotAt(version, <defaults>)"))
   }

@@ -123,7 +123,10 @@ object CompanionIndexer {
     try {
       val (nativeRoot, inputs) = nativeInputs(spec, sourceStore, root, group, work)
       val config = CompanionWrite.config(nativeRoot, fields, spec.fastFieldMode, spec.heapSize)
-      val skipped = fields.filterNot(_.indexed).map(_.name) ++ spec.excluded.filter(columns)
+      // A partition column a file holds too (see checkedFooter) is not indexed from the file:
+      // its values are the listing's, as in every other split of the index.
+      val skipped = fields.filterNot(_.indexed).map(_.name) ++ spec.excluded.filter(columns) ++
+        spec.partitionColumns.filter(columns)
       if (skipped.nonEmpty) config.withSkipFields(skipped: _*)
       val statsFields = fields.filter(hasStats)
       if (statsFields.nonEmpty) config.withStatisticsFields(statsFields.map(_.name): _*)

@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.StructType
 import org.roaringbitmap.RoaringBitmap
 
 import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.lake.{DeltaLogCalls, Libraries}
 import io.indextables.spark.storage.LogStore
 
@@ -61,6 +62,7 @@ final class DeltaTableSource(
     case Some(v) =>
       try DeltaLogCalls.snapshotAt(log, v)
       catch {
+        case e: IndexTablesException => throw e
         case NonFatal(e) => throw IndexTablesErrors.companionSourceVersionUnavailable(
             format,
             root.toString,
@@ -95,7 +97,10 @@ final class DeltaTableSource(
       if (p.version == snapshot.version) Vector.empty
       else
         try DeltaLogCalls.changes(log, p.version + 1).takeWhile(_._1 <= snapshot.version).toVector
-        catch { case NonFatal(_) => return None }
+        catch {
+          case e: IndexTablesException => throw e
+          case NonFatal(_) => return None
+        }
     if (changes.map(_._1) != (p.version + 1 to snapshot.version)) return None
     val files = scala.collection.mutable.Map(p.files.map(f => f.path -> f): _*)
     changes.foreach { case (_, actions) =>
