@@ -7,8 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader, PartitionReaderFactory, Scan}
-import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.sql.execution.datasources.parquet.{ParquetOptions, ParquetReadSupport, ParquetUtils, ParquetWriteSupport}
@@ -81,16 +80,7 @@ final class CompanionParquetScan(
     nonNull: Seq[String] = Nil,
     sourceNote: String = "",
     pruning: Array[CustomTaskMetric] = Array.empty,
-    streamOf: Option[ScanInputs] = None) extends Scan with Batch {
-
-  /**
-   * A stream of the table this plain read would read (`streamOf`): Spark 4.2 negotiates a
-   * stream's scan as a batch read's (it prunes the columns to the stream's, then builds), so
-   * the scan it builds may be this one. A stream reads its new splits by search tasks.
-   */
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
-    streamOf.map(IndexTables4SparkScan.microBatchStream).getOrElse(
-      throw IndexTablesErrors.internalError(s"a stream planned from the scan ${description()}"))
+    protected val streamOf: Option[ScanInputs] = None) extends StreamableScan with Batch {
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
 

@@ -12,12 +12,11 @@ import org.apache.spark.sql.connector.expressions.aggregate.{AggregateFunc, Aggr
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{LocalScan, Scan}
-import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types._
 
 import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.metrics.{ScanMetrics, ScanTaskCounters}
-import io.indextables.spark.read.{DriverThreads, IndexTables4SparkScan, ReadPlan, ScanInputs, SplitInputPartition}
+import io.indextables.spark.read.{DriverThreads, ReadPlan, ScanInputs, SplitInputPartition, StreamableScan}
 
 /**
  * A pushed aggregation over few splits, answered completely on the driver: each split's
@@ -176,17 +175,8 @@ final class IndexTables4SparkDriverScan(
     schema: StructType,
     desc: String,
     metrics: Array[CustomTaskMetric],
-    streamOf: Option[ScanInputs] = None)
-    extends LocalScan {
-
-  /**
-   * A stream of the table a plain read answered here (`streamOf`): Spark 4.2 negotiates a
-   * stream's scan as a batch read's (it prunes the columns to the stream's, then builds), so
-   * the scan it builds may be this one.
-   */
-  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
-    streamOf.map(IndexTables4SparkScan.microBatchStream).getOrElse(
-      throw IndexTablesErrors.internalError(s"a stream planned from the scan ${desc}"))
+    protected val streamOf: Option[ScanInputs] = None)
+    extends LocalScan with StreamableScan {
 
   override def description(): String = desc
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.all
