@@ -9,6 +9,7 @@ compared with the same query on the table read by Delta. No row Delta deleted ma
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -236,6 +237,30 @@ def test_rows_deleted_by_vectors_never_come_back_through_any_route(
     # MERGE SPLITS cannot rewrite the source's rows: it leaves the splits with vectors alone.
     spark.sql(f"MERGE SPLITS '{index}' TARGET SIZE 100M").collect()
     assert_answers_match(spark, index, delta)
+
+
+def test_the_index_leaves_the_partition_columns_to_the_log(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A partition column's values are the Delta log's, not the files' (Delta 4.4 on Spark 4.2
+    writes `day` into each Parquet file too): no split indexes it, every split indexes the rest."""
+    source, index = tmp_path / "delta", tmp_path / "index"
+    delta = create_delta(spark, source, make_rows(spark, 300, seed=21, first_id=0))
+    assert build(spark, source, index).status == "success"
+    splits = sorted(index.rglob("*.split"))
+    assert splits
+    reader = jvm(spark).io.indextables.tantivy4java.split.merge.QuickwitSplit
+    for split in splits:
+        mapping = json.loads(reader.readSplitMetadata(str(split)).getDocMappingJson())
+        fields = {f["name"] for f in mapping}
+        assert "day" not in fields, (split, sorted(fields))
+        assert {"id", "msg", "host"} <= fields, (split, sorted(fields))
+    assert_answers_match(spark, index, delta)
+    day = "2024-01-02"
+    assert_same_rows(
+        read_table(spark, str(index)).where(F.col("day") == day),
+        delta.read().where(F.col("day") == day),
+    )
 
 
 def test_from_version_indexes_the_table_as_it_was(spark: SparkSession, tmp_path: Path) -> None:
