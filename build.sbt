@@ -235,44 +235,12 @@ lazy val spark = (project in file("jvm"))
       )
       Seq(out)
     }.taskValue,
-    // The native ranker (jvm/native/rank, docs/ranking-native.md), built by cargo and carried
-    // in the JAR at /native/linux-x86_64/. Cargo is a no-op when nothing changed, and the
-    // library is copied only when its bytes differ, so nothing downstream reruns for nothing.
+    // The native ranker (jvm/native/rank, docs/ranking-native.md), built by cargo in the
+    // user's cache (project/NativeRanker.scala) and carried in the JAR at /native/linux-x86_64/.
     Compile / resourceGenerators += Def.task {
-      val log = streams.value.log
-      val root = (ThisBuild / baseDirectory).value
-      val cargoTarget = root / "target" / "native-rank"
-      val manifest = root / "jvm" / "native" / "rank" / "Cargo.toml"
-      // cargo from PATH, else where rustup installs it.
-      val cargo = sys.env.get("CARGO").orElse {
-        val home = file(sys.props("user.home")) / ".cargo" / "bin" / "cargo"
-        val onPath = sys.env.getOrElse("PATH", "").split(java.io.File.pathSeparator)
-          .exists(d => d.nonEmpty && (file(d) / "cargo").canExecute)
-        if (!onPath && home.canExecute) Some(home.getAbsolutePath) else None
-      }.getOrElse("cargo")
-      val stderr = new StringBuilder
-      val exit = scala.sys.process.Process(
-        Seq(cargo, "build", "--release", "--locked", "--manifest-path", manifest.getAbsolutePath),
-        root,
-        "CARGO_TARGET_DIR" -> cargoTarget.getAbsolutePath
-      ) ! scala.sys.process.ProcessLogger(
-        line => log.info(line),
-        line => {
-          stderr.append(line).append('\n')
-          // Progress of a real build (minutes from clean); a no-op build prints only "Finished".
-          if (line.trim.startsWith("Compiling")) log.info(s"native ranker: ${line.trim}")
-        }
-      )
-      if (exit != 0) {
-        log.error(stderr.toString)
-        sys.error(s"cargo build of the native ranker ($manifest) failed with exit code $exit")
-      }
-      val built = cargoTarget / "release" / "libindextables_rank.so"
-      val out =
-        (Compile / resourceManaged).value / "native" / "linux-x86_64" / "libindextables_rank.so"
-      if (!out.exists || !java.util.Arrays.equals(IO.readBytes(built), IO.readBytes(out)))
-        IO.copyFile(built, out)
-      Seq(out)
+      val out = (Compile / resourceManaged).value / "native" / "linux-x86_64" /
+        NativeRanker.LibraryName
+      Seq(NativeRanker.build((ThisBuild / baseDirectory).value, out, streams.value.log))
     }.taskValue,
     // Published as a thin JAR (`spark/publish`) for `spark-submit --packages`: the POM names its
     // dependencies instead of bundling them. Spark, Scala, Avro and ANTLR are `provided` (the
