@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.catalog.{CatalogTable, CatalogTableType}
 import org.apache.spark.sql.connector.catalog.{Column, DelegatingCatalogExtension, Identifier, StagedTable, StagingTableCatalog, SupportsWrite, Table, TableCapability, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, SupportsTruncate, WriteBuilder}
-import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkLineShim, SparkWriteBridge}
+import org.apache.spark.sql.indextables.{SessionCatalogEntry, SparkCatalogBridge, SparkLineShim, SparkWriteBridge}
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.{Row, SparkSession}
 
@@ -337,13 +337,13 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
   /** Adds the table's entry to the session catalog: its identity and location only. */
   private def register(d: Definition): Unit = {
     val db = d.ident.namespace().lastOption.getOrElse(spark.sessionState.catalog.getCurrentDatabase)
-    val entry = SparkLineShim.catalogTable(
+    val entry = SparkLineShim.catalogTable(SessionCatalogEntry(
       TableIdentifier(d.ident.name(), Some(db)),
       if (d.managed) CatalogTableType.MANAGED else CatalogTableType.EXTERNAL,
       new Path(d.location).toUri,
       IndexTables4SparkTableProvider.ShortName,
       d.comment
-    )
+    ))
     spark.sessionState.catalog.createTable(entry, ignoreIfExists = false, validateLocation = false)
   }
 }

@@ -1,11 +1,8 @@
 package org.apache.spark.sql.indextables
 
-import java.net.URI
-
 import org.apache.spark.SparkThrowable
-import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NamedRelation
-import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, Expression}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
@@ -73,18 +70,13 @@ object SparkLineShim extends SparkShim {
     case other => other
   }
 
-  override def catalogTable(
-      identifier: TableIdentifier,
-      tableType: CatalogTableType,
-      location: URI,
-      provider: String,
-      comment: Option[String]): CatalogTable =
+  override def catalogTable(entry: SessionCatalogEntry): CatalogTable =
     CatalogTable(
-      identifier = identifier,
-      tableType = tableType,
-      storage = CatalogStorageFormat.empty.copy(locationUri = Some(location)),
+      identifier = entry.identifier,
+      tableType = entry.tableType,
+      storage = CatalogStorageFormat.empty.copy(locationUri = Some(entry.location)),
       schema = new StructType(),
-      provider = Some(provider),
-      comment = comment
+      provider = Some(entry.provider),
+      comment = entry.comment
     )
 }

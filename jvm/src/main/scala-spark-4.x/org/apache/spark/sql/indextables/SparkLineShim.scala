@@ -1,11 +1,8 @@
 package org.apache.spark.sql.indextables
 
-import java.net.URI
-
 import org.apache.spark.SparkThrowable
-import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.analysis.NamedRelation
-import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, DynamicPruningSubquery, Expression, With}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
@@ -87,15 +84,15 @@ object SparkLineShim extends SparkShim {
     case other => other
   }
 
-  override def catalogTable(
-      identifier: TableIdentifier,
-      tableType: CatalogTableType,
-      location: URI,
-      provider: String,
-      comment: Option[String]): CatalogTable = {
-    val storage = Reflective.copy(CatalogStorageFormat.empty, "locationUri" -> Some(location))
-    val entry =
-      Reflective.construct(classOf[CatalogTable], identifier, tableType, storage, new StructType())
-    Reflective.copy(entry, "provider" -> Some(provider), "comment" -> comment)
+  override def catalogTable(entry: SessionCatalogEntry): CatalogTable = {
+    val storage =
+      Reflective.copy(CatalogStorageFormat.empty, "locationUri" -> Some(entry.location))
+    val table = Reflective.construct(
+      classOf[CatalogTable],
+      entry.identifier,
+      entry.tableType,
+      storage,
+      new StructType())
+    Reflective.copy(table, "provider" -> Some(entry.provider), "comment" -> entry.comment)
   }
 }

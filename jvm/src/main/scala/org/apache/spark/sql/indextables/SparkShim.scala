@@ -91,11 +91,14 @@ trait SparkShim {
    */
   def withQuery(write: LogicalPlan, query: LogicalPlan): LogicalPlan
 
-  /** A session catalog entry: its identity, type, location, provider and comment only. */
-  def catalogTable(
-      identifier: TableIdentifier,
-      tableType: CatalogTableType,
-      location: URI,
-      provider: String,
-      comment: Option[String]): CatalogTable
+  /** The session catalog's entry for `entry`, with no schema (the table's log holds it). */
+  def catalogTable(entry: SessionCatalogEntry): CatalogTable
 }
+
+/** A session catalog entry: its identity, type, location, provider and comment only. */
+final case class SessionCatalogEntry(
+    identifier: TableIdentifier,
+    tableType: CatalogTableType,
+    location: URI,
+    provider: String,
+    comment: Option[String])
