@@ -24,6 +24,7 @@ from pyspark.sql.streaming.query import StreamingQuery
 import delta_oracle
 from helpers import FORMAT, read_table, write_table
 from indextables import IndexTable, IndexTablesError
+from indextables.functions import indexquery
 
 pytestmark = pytest.mark.skipif(
     not delta_oracle.is_installed(), reason="build/package.sh puts Delta Lake's JARs in place"
@@ -323,3 +324,72 @@ def test_a_column_added_mid_stream_fails_it_and_a_restart_reads_on_with_it(
     assert _emitted(spark, out) == list(range(20))
     hosts = spark.read.option("mergeSchema", "true").parquet(str(out)).where("id >= 10")
     assert sorted(r.host for r in hosts.collect()) == sorted(f"h{i % 3}" for i in range(10, 20))
+
+
+def test_a_stream_searched_with_indexquery_emits_only_new_matches(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    """`indexquery` on a stream (in SQL over a temporary view, and through the Python column
+    functions): each micro-batch's new splits are searched, so only matching rows come out, and
+    the regular conjuncts beside it still apply. The oracle is the same filter over the rows."""
+    path = str(tmp_path / "ours")
+    texts = ["disk full on node", "connection timeout to db", "request served", "timeout again"]
+    levels = ["ERROR", "INFO"]
+
+    def rows(first: int, count: int) -> DataFrame:
+        data = [(i, levels[i % 2], f"{texts[i % 4]} {i}") for i in range(first, first + count)]
+        return spark.createDataFrame(data, "id long, level string, message string")
+
+    def expected(upto: int) -> list[int]:
+        return [i for i in range(upto) if "timeout" in texts[i % 4] and levels[i % 2] == "ERROR"]
+
+    text = {"spark.indextables.indexing.typemap.message": "text"}
+    write_table(rows(0, 40), path, mode="append", options=text)
+    write_table(rows(40, 40), path, mode="append", options=text)
+
+    view = f"stream_{layout}"
+    spark.readStream.format(FORMAT).load(path).createOrReplaceTempView(view)
+    sql = spark.sql(
+        f"SELECT id, message FROM {view} WHERE message indexquery 'timeout' AND level = 'ERROR'"
+    )
+    functions = (
+        spark.readStream.format(FORMAT)
+        .option("maxFilesPerTrigger", 1)
+        .load(path)
+        .where(indexquery("message", "timeout") & (F.col("level") == "ERROR"))
+        .select("id", "message")
+    )
+    outs = {"sql": tmp_path / "out-sql", "functions": tmp_path / "out-functions"}
+    for name, df in (("sql", sql), ("functions", functions)):
+        _run(df, outs[name])
+        assert _emitted(spark, outs[name]) == expected(80), name
+    # New splits are searched too, and a restart from the checkpoint searches only those.
+    write_table(rows(80, 40), path, mode="append", options=text)
+    for name, df in (("sql", sql), ("functions", functions)):
+        _run(df, outs[name])
+        assert _emitted(spark, outs[name]) == expected(120), name
+
+
+def test_indexquery_on_a_stream_must_filter_its_read_directly(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "ours")
+    write_table(
+        _rows(spark, 0, 10),
+        path,
+        mode="append",
+        options={"spark.indextables.indexing.typemap.message": "text"},
+    )
+    # A filter over an aggregate of the stream is no search of its rows: refused as the query
+    # is analyzed, before it starts.
+    error = _failure(
+        lambda: (
+            spark.readStream.format(FORMAT)
+            .load(path)
+            .groupBy("message")
+            .count()
+            .where(indexquery("message", "served"))
+        )
+    )
+    assert error.error_class == "INDEXTABLES_INDEXQUERY_ON_STREAM", error
+    assert "Aggregate" in str(error), error

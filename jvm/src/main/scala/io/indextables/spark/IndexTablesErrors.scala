@@ -665,6 +665,14 @@ object IndexTablesErrors {
         "connection', 'level:ERROR AND \"connection reset\"' or 'latency:[100 TO 200]'."
     )
 
+  def indexQueryOnStream(expression: String, under: String): IndexTablesException =
+    error(
+      "INDEXTABLES_INDEXQUERY_ON_STREAM",
+      s"$expression filters a stream of an IndexTables table through $under. On a stream, " +
+        "indexquery must filter the stream's own rows: put it in a WHERE directly over " +
+        "readStream (or a temporary view of it), before any aggregate, join or other operator."
+    )
+
   def indexQueryNotPushed(expression: String): IndexTablesException =
     error(
       "INDEXTABLES_INDEXQUERY_NOT_PUSHED",

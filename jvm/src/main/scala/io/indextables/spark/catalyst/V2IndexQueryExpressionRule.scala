@@ -4,7 +4,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, ExprId, Expression, Not, Or, PredicateHelper, UpCast}
-import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, UpdateTable, WithCTE}
+import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, SubqueryAlias, UpdateTable, View, WithCTE}
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.indextables.{SparkCatalogBridge, SparkFilterBridge, SparkLineShim}
@@ -39,7 +40,7 @@ case class V2IndexQueryExpressionRule(
   override def apply(plan: LogicalPlan): LogicalPlan = {
     if (!plan.exists(_.expressions.exists(containsIndexQuery))) plan
     else phase match {
-      case Resolution => check(plan); plan
+      case Resolution => check(plan); intoStreams(plan)
       case Optimization => pushDown(plan)
     }
   }
@@ -83,8 +84,8 @@ case class V2IndexQueryExpressionRule(
       case other => throw IndexTablesErrors.indexQueryNeedsColumn(iq.sql, other.sql)
     }
     source(child, attr.exprId, ctes) match {
-      case Some((r: DataSourceV2Relation, name)) if indexTable(r).isDefined =>
-        val table = indexTable(r).get
+      case Some((r, name)) if tableOf(r).isDefined =>
+        val table = tableOf(r).get
         val schema = table.indexSchema
         if (schema.isPartitionColumn(name))
           throw IndexTablesErrors.indexQueryOnPartitionColumn(iq.sql, name)
@@ -114,7 +115,7 @@ case class V2IndexQueryExpressionRule(
       ctes: Map[Long, LogicalPlan]): Unit = {
     val leaves = relations(child, ctes)
     leaves match {
-      case Seq(r: DataSourceV2Relation) if indexTable(r).isDefined =>
+      case Seq(r) if tableOf(r).isDefined =>
       case Seq(other) =>
         throw IndexTablesErrors.indexQueryNotOnIndexTables(all.sql, describe(other))
       case _ => throw IndexTablesErrors.indexQueryAllAmbiguous(all.sql, leaves.map(describe))
@@ -125,17 +126,79 @@ case class V2IndexQueryExpressionRule(
     case Filter(cond, r: DataSourceV2Relation)
         if indexTable(r).isDefined && containsIndexQuery(cond) =>
       val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
-      val names = r.output.map(a => a.exprId -> a.name).toMap
-      val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
-      val previous = Option(r.options.get(IndexQueryRegistry.KeyOption))
-        .flatMap(IndexQueryRegistry.lookup)
-      val combined = previous.map(_ and tree).getOrElse(tree)
-      val key = IndexQueryRegistry.newKey()
-      val options = r.options.asCaseSensitiveMap().asScala.toMap +
-        (IndexQueryRegistry.KeyOption -> key)
-      val tagged = SparkLineShim.withOptions(r, new CaseInsensitiveStringMap(options.asJava))
-      IndexQueryRegistry.store(key, combined)
+      val tagged = SparkLineShim.withOptions(r, tag(r.options, mixed, r.output))
       if (rest.isEmpty) tagged else Filter(rest.reduceLeft(And), tagged)
+  }
+
+  /**
+   * A stream's read of an IndexTables table gets its IndexQuery tree during analysis: Spark
+   * builds a stream's scan when the query starts, from the analyzed plan (the optimizer then
+   * sees only the stream's batches), so the tree must be in the relation's options by then. The
+   * filter may reach the relation through aliases and views only (as a temporary view of the
+   * stream does); each micro-batch's new splits are then searched with the tree.
+   */
+  private def intoStreams(plan: LogicalPlan): LogicalPlan = plan.transformUp {
+    case f @ Filter(cond, child) if f.resolved && containsIndexQuery(cond) =>
+      streamUnder(child) match {
+        case Some(s) =>
+          val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
+          val tagged = SparkLineShim.withStreamOptions(s, tag(s.extraOptions, mixed, s.output))
+          val under = child.transformDown { case r: StreamingRelationV2 if r eq s => tagged }
+          if (rest.isEmpty) under else Filter(rest.reduceLeft(And), under)
+        case None =>
+          streamSearchedThrough(cond, child).foreach { under =>
+            throw IndexTablesErrors.indexQueryOnStream(firstIndexQuery(cond).sql, under)
+          }
+          f
+      }
+  }
+
+  /**
+   * When an IndexQuery predicate of `cond` searches a stream's columns that reach `child`
+   * through other operators than aliases and views, the first such operator's name.
+   */
+  private def streamSearchedThrough(cond: Expression, child: LogicalPlan): Option[String] = {
+    val leaves = cond.collect {
+      case IndexQueryExpression(a: Attribute, _, _) => source(child, a.exprId, Map.empty).map(_._1)
+      case _: IndexQueryAllExpression => relations(child, Map.empty).headOption
+    }.flatten
+    if (!leaves.exists(_.isInstanceOf[StreamingRelationV2])) None
+    else {
+      def through(p: LogicalPlan): Option[String] = p match {
+        case _: StreamingRelationV2 => None
+        case a: SubqueryAlias => through(a.child)
+        case v: View => through(v.child)
+        case other => Some(other.nodeName)
+      }
+      through(child).orElse(Some(child.nodeName))
+    }
+  }
+
+  /** The stream of an IndexTables table `plan` reads through aliases and views alone. */
+  private def streamUnder(plan: LogicalPlan): Option[StreamingRelationV2] = plan match {
+    case s: StreamingRelationV2 if tableOf(s).isDefined => Some(s)
+    case a: SubqueryAlias => streamUnder(a.child)
+    case v: View => streamUnder(v.child)
+    case _ => None
+  }
+
+  /**
+   * `options` with the key of the IndexQuery tree of `mixed` (conjuncts over `output`) and of
+   * any tree the options carried already (a filter planned before), stored in the registry.
+   */
+  private def tag(
+      options: CaseInsensitiveStringMap,
+      mixed: Seq[Expression],
+      output: Seq[Attribute]): CaseInsensitiveStringMap = {
+    val names = output.map(a => a.exprId -> a.name).toMap
+    val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
+    val previous = Option(options.get(IndexQueryRegistry.KeyOption))
+      .flatMap(IndexQueryRegistry.lookup)
+    val combined = previous.map(_ and tree).getOrElse(tree)
+    val key = IndexQueryRegistry.newKey()
+    IndexQueryRegistry.store(key, combined)
+    new CaseInsensitiveStringMap(
+      (options.asCaseSensitiveMap().asScala.toMap + (IndexQueryRegistry.KeyOption -> key)).asJava)
   }
 
   private def toMixed(e: Expression, names: Map[ExprId, String]): MixedBooleanFilter = e match {
@@ -172,6 +235,13 @@ object V2IndexQueryExpressionRule {
     e.find {
       case _: IndexQueryExpression | _: IndexQueryAllExpression => true; case _ => false
     }.get
+
+  /** The IndexTables table a leaf reads: a batch read's (see [[indexTable]]) or a stream's. */
+  def tableOf(leaf: LogicalPlan): Option[IndexTables4SparkTable] = leaf match {
+    case r: DataSourceV2Relation => indexTable(r)
+    case s: StreamingRelationV2 => Some(s.table).collect { case t: IndexTables4SparkTable => t }
+    case _ => None
+  }
 
   /** The IndexTables table `r` reads: directly, or as the scan of a DELETE's rows. */
   def indexTable(r: DataSourceV2Relation): Option[IndexTables4SparkTable] =

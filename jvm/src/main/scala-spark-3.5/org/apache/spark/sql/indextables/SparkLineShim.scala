@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.analysis.NamedRelation
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{DynamicPruningSubquery, Expression}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -49,6 +50,10 @@ object SparkLineShim extends SparkShim {
   override def withOptions(
       r: DataSourceV2Relation,
       options: CaseInsensitiveStringMap): DataSourceV2Relation = r.copy(options = options)
+
+  override def withStreamOptions(
+      s: StreamingRelationV2,
+      options: CaseInsensitiveStringMap): StreamingRelationV2 = s.copy(extraOptions = options)
 
   override def appendByName(
       table: NamedRelation,

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.analysis.NamedRelation
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable}
 import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, DynamicPruningSubquery, Expression, With}
 import org.apache.spark.sql.catalyst.parser.ParserInterface
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LogicalPlan, OverwriteByExpression, OverwritePartitionsDynamic, WriteDelta}
 import org.apache.spark.sql.classic.{ClassicConversions, ExpressionUtils}
 import org.apache.spark.sql.connector.catalog.Table
@@ -61,6 +62,12 @@ object SparkLineShim extends SparkShim {
       r: DataSourceV2Relation,
       options: CaseInsensitiveStringMap): DataSourceV2Relation =
     Reflective.copy(r, "options" -> options)
+
+  // Spark 4.2's relation has one more field (its source's identifying name).
+  override def withStreamOptions(
+      s: StreamingRelationV2,
+      options: CaseInsensitiveStringMap): StreamingRelationV2 =
+    Reflective.copy(s, "extraOptions" -> options)
 
   override def appendByName(
       table: NamedRelation,

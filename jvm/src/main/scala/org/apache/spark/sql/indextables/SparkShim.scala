@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.catalog.{CatalogTable, CatalogTableType}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.ParserInterface
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.connector.catalog.Table
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.StructType
@@ -73,6 +74,11 @@ trait SparkShim {
 
   /** `r` with `options` instead of its own. */
   def withOptions(r: DataSourceV2Relation, options: CaseInsensitiveStringMap): DataSourceV2Relation
+
+  /** A stream's read of the same table with other options (`extraOptions`). */
+  def withStreamOptions(
+      s: StreamingRelationV2,
+      options: CaseInsensitiveStringMap): StreamingRelationV2
 
   /** `AppendData.byName(table, query, options)`. */
   def appendByName(table: NamedRelation, query: LogicalPlan, options: Map[String, String])
