@@ -361,8 +361,10 @@ def test_a_stream_searched_with_indexquery_emits_only_new_matches(
     )
     outs = {"sql": tmp_path / "out-sql", "functions": tmp_path / "out-functions"}
     for name, df in (("sql", sql), ("functions", functions)):
-        _run(df, outs[name])
+        batches = _run(df, outs[name])
         assert _emitted(spark, outs[name]) == expected(80), name
+        # The progress (and the Spark UI) names the search the stream runs.
+        assert all("timeout" in b["sources"][0]["description"] for b in batches), batches
     # New splits are searched too, and a restart from the checkpoint searches only those.
     write_table(rows(80, 40), path, mode="append", options=text)
     for name, df in (("sql", sql), ("functions", functions)):

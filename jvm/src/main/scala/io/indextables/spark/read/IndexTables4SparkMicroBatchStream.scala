@@ -183,5 +183,7 @@ final class IndexTables4SparkMicroBatchStream private[read] (in: ScanInputs, pla
 
   override def stop(): Unit = ()
 
-  override def toString: String = s"IndexTablesStream[$tablePath]"
+  /** The stream as its query's progress and the Spark UI name it: the table, and its search. */
+  override def toString: String =
+    s"IndexTablesStream[$tablePath${start.mixedFilter.fold("")(f => s", PushedIndexQuery: [$f]")}]"
 }
