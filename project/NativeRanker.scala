@@ -9,9 +9,13 @@ import sbt.util.Logger
  *
  * Cargo's target directory is the user's cache, shared by every clone of the repository, as
  * `~/.cargo/registry` is: a fresh clone compiles the ranker alone, not tantivy and its 170
- * crates again. `INDEXTABLES_CARGO_TARGET_DIR` moves it. Two builds (two clones, or two sbt
- * JVMs) may run at once: a lock on a file of the target directory, held from cargo's start to
- * the copy, keeps one from copying the library the other built.
+ * crates again. `INDEXTABLES_CARGO_TARGET_DIR` moves it.
+ *
+ * Clones share the directory, not the ranker: cargo names the ranker's library alike for every
+ * clone, and would take another clone's newer library as this one's. So the directory records
+ * which clone linked it last (`last-built-by`), and a build of another clone deletes it first;
+ * cargo then builds the ranker alone again (seconds). A lock on a file of the directory, held
+ * from that check to the copy, keeps two builds at once (two clones, or two sbt JVMs) apart.
  */
 object NativeRanker {
 
@@ -41,8 +45,18 @@ object NativeRanker {
     target.getCanonicalPath.intern.synchronized {
       val file = new RandomAccessFile(target / ".indextables-build.lock", "rw")
       try {
-        val lock = file.getChannel.lock()
+        val channel = file.getChannel
+        val lock = Option(channel.tryLock()).getOrElse {
+          log.info(s"native ranker: waiting for another build in $target")
+          channel.lock()
+        }
         try {
+          val marker = target / "last-built-by"
+          val self = root.getCanonicalPath
+          if (!marker.exists || IO.read(marker).trim != self) {
+            IO.delete(Seq(target / "release" / LibraryName, target / "release" / "deps" / LibraryName))
+            IO.write(marker, self)
+          }
           val stderr = new StringBuilder
           val exit = scala.sys.process.Process(
             Seq(cargo, "build", "--release", "--locked", "--manifest-path", manifest.getAbsolutePath),

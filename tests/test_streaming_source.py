@@ -337,11 +337,21 @@ def test_a_stream_searched_with_indexquery_emits_only_new_matches(
     levels = ["ERROR", "INFO"]
 
     def rows(first: int, count: int) -> DataFrame:
-        data = [(i, levels[i % 2], f"{texts[i % 4]} {i}") for i in range(first, first + count)]
+        data = [
+            (i, levels[(i // 4) % 2], f"{texts[i % 4]} {i}") for i in range(first, first + count)
+        ]
         return spark.createDataFrame(data, "id long, level string, message string")
 
     def expected(upto: int) -> list[int]:
-        return [i for i in range(upto) if "timeout" in texts[i % 4] and levels[i % 2] == "ERROR"]
+        want = [
+            i for i in range(upto) if "timeout" in texts[i % 4] and levels[(i // 4) % 2] == "ERROR"
+        ]
+        assert want and len(want) < upto / 2, want
+        return want
+
+    def searched(upto: int) -> int:
+        """The rows the search matches: all a stream reads (the level is Spark's filter)."""
+        return sum("timeout" in texts[i % 4] for i in range(upto))
 
     text = {"spark.indextables.indexing.typemap.message": "text"}
     write_table(rows(0, 40), path, mode="append", options=text)
@@ -363,13 +373,27 @@ def test_a_stream_searched_with_indexquery_emits_only_new_matches(
     for name, df in (("sql", sql), ("functions", functions)):
         batches = _run(df, outs[name])
         assert _emitted(spark, outs[name]) == expected(80), name
-        # The progress (and the Spark UI) names the search the stream runs.
-        assert all("timeout" in b["sources"][0]["description"] for b in batches), batches
-    # New splits are searched too, and a restart from the checkpoint searches only those.
+        # The progress (and the Spark UI) names the search the stream runs; the search's
+        # matches alone are read (40 of the 80 rows).
+        assert batches and all("timeout" in b["sources"][0]["description"] for b in batches)
+        assert sum(b["numInputRows"] for b in batches) == searched(80), batches
+    # New splits are searched too, and a restart from the checkpoint searches only those
+    # (`_emitted` keeps duplicates: a row emitted twice would show).
     write_table(rows(80, 40), path, mode="append", options=text)
     for name, df in (("sql", sql), ("functions", functions)):
-        _run(df, outs[name])
+        batches = _run(df, outs[name])
         assert _emitted(spark, outs[name]) == expected(120), name
+        assert sum(b["numInputRows"] for b in batches) == searched(120) - searched(80)
+    # Filters and plain projections may stand between the search and the stream.
+    chained = (
+        spark.readStream.format(FORMAT)
+        .load(path)
+        .where(F.col("id") >= 40)
+        .select("id", "level", "message")
+        .where(indexquery("message", "timeout") & (F.col("level") == "ERROR"))
+    )
+    _run(chained, tmp_path / "out-chained")
+    assert _emitted(spark, tmp_path / "out-chained") == [i for i in expected(120) if i >= 40]
 
 
 def test_indexquery_on_a_stream_must_filter_its_read_directly(

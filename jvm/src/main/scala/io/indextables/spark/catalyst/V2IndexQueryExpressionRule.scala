@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, Cast, ExprId, Expression, Not, Or, PredicateHelper, UpCast}
-import org.apache.spark.sql.catalyst.plans.logical.{CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, SubqueryAlias, UpdateTable, View, WithCTE}
+import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, CTERelationDef, CTERelationRef, DeleteFromTable, Filter, LogicalPlan, Project, RowLevelWrite, SubqueryAlias, UpdateTable, View, WithCTE}
 import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -45,9 +45,11 @@ case class V2IndexQueryExpressionRule(
     }
   }
 
+  private def ctesOf(root: LogicalPlan): Map[Long, LogicalPlan] =
+    root.collect { case w: WithCTE => w.cteDefs }.flatten.map(d => d.id -> d.child).toMap
+
   private def check(root: LogicalPlan): Unit = {
-    lazy val ctes: Map[Long, LogicalPlan] = root.collect { case w: WithCTE => w.cteDefs }.flatten
-      .map(d => d.id -> d.child).toMap
+    lazy val ctes = ctesOf(root)
     root.foreach { node =>
       node.expressions.filter(containsIndexQuery).foreach { e =>
         node match {
@@ -134,52 +136,55 @@ case class V2IndexQueryExpressionRule(
    * A stream's read of an IndexTables table gets its IndexQuery tree during analysis: Spark
    * builds a stream's scan when the query starts, from the analyzed plan (the optimizer then
    * sees only the stream's batches), so the tree must be in the relation's options by then. The
-   * filter may reach the relation through aliases and views only (as a temporary view of the
-   * stream does); each micro-batch's new splits are then searched with the tree.
+   * filter may reach the relation through nodes that keep its rows and column ids
+   * ([[pathToStream]]); each micro-batch's new splits are then searched with the tree. The
+   * options also mark the read as a stream's ([[IndexQueryRegistry.StreamOption]]), so that no
+   * route answers it on the driver when Spark 4.2 negotiates it as a batch read.
    */
-  private def intoStreams(plan: LogicalPlan): LogicalPlan = plan.transformUp {
-    case f @ Filter(cond, child) if f.resolved && containsIndexQuery(cond) =>
-      streamUnder(child) match {
-        case Some(s) =>
-          val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
-          val tagged = SparkLineShim.withStreamOptions(s, tag(s.extraOptions, mixed, s.output))
-          val under = child.transformDown { case r: StreamingRelationV2 if r eq s => tagged }
-          if (rest.isEmpty) under else Filter(rest.reduceLeft(And), under)
-        case None =>
-          streamSearchedThrough(cond, child).foreach { under =>
-            throw IndexTablesErrors.indexQueryOnStream(firstIndexQuery(cond).sql, under)
+  private def intoStreams(plan: LogicalPlan): LogicalPlan = {
+    lazy val ctes = ctesOf(plan)
+    AnalysisHelper.allowInvokingTransformsInAnalyzer {
+      plan.transformUp {
+        case f @ Filter(cond, child) if f.resolved && containsIndexQuery(cond) =>
+          pathToStream(child) match {
+            case Right(s) =>
+              val (mixed, rest) = splitConjunctivePredicates(cond).partition(containsIndexQuery)
+              val options = tag(s.extraOptions, mixed, s.output, IndexQueryRegistry.StreamOption)
+              val tagged = SparkLineShim.withStreamOptions(s, options)
+              // The path holds one stream, `s`: the node replaced is that very one.
+              val under = child.transformDown { case r: StreamingRelationV2 if r eq s => tagged }
+              if (rest.isEmpty) under else Filter(rest.reduceLeft(And), under)
+            case Left(through) if searchesStream(cond, child, ctes) =>
+              throw IndexTablesErrors.indexQueryOnStream(firstIndexQuery(cond).sql, through)
+            case Left(_) => f
           }
-          f
       }
-  }
-
-  /**
-   * When an IndexQuery predicate of `cond` searches a stream's columns that reach `child`
-   * through other operators than aliases and views, the first such operator's name.
-   */
-  private def streamSearchedThrough(cond: Expression, child: LogicalPlan): Option[String] = {
-    val leaves = cond.collect {
-      case IndexQueryExpression(a: Attribute, _, _) => source(child, a.exprId, Map.empty).map(_._1)
-      case _: IndexQueryAllExpression => relations(child, Map.empty).headOption
-    }.flatten
-    if (!leaves.exists(_.isInstanceOf[StreamingRelationV2])) None
-    else {
-      def through(p: LogicalPlan): Option[String] = p match {
-        case _: StreamingRelationV2 => None
-        case a: SubqueryAlias => through(a.child)
-        case v: View => through(v.child)
-        case other => Some(other.nodeName)
-      }
-      through(child).orElse(Some(child.nodeName))
     }
   }
 
-  /** The stream of an IndexTables table `plan` reads through aliases and views alone. */
-  private def streamUnder(plan: LogicalPlan): Option[StreamingRelationV2] = plan match {
-    case s: StreamingRelationV2 if tableOf(s).isDefined => Some(s)
-    case a: SubqueryAlias => streamUnder(a.child)
-    case v: View => streamUnder(v.child)
-    case _ => None
+  /** Whether an IndexQuery predicate of `cond`, a condition over `child`, reads a stream. */
+  private def searchesStream(
+      cond: Expression,
+      child: LogicalPlan,
+      ctes: Map[Long, LogicalPlan]): Boolean =
+    cond.collect {
+      case IndexQueryExpression(a: Attribute, _, _) => source(child, a.exprId, ctes).map(_._1).toSeq
+      case _: IndexQueryAllExpression => relations(child, ctes)
+    }.flatten.exists(_.isInstanceOf[StreamingRelationV2])
+
+  /**
+   * The stream of an IndexTables table that `plan` reads through aliases, views, deterministic
+   * filters without an IndexQuery, and projections of plain columns (none renames or computes
+   * one, so a column's id is the stream's); else the first other node's name.
+   */
+  private def pathToStream(plan: LogicalPlan): Either[String, StreamingRelationV2] = plan match {
+    case s: StreamingRelationV2 if tableOf(s).isDefined => Right(s)
+    case a: SubqueryAlias => pathToStream(a.child)
+    case v: View => pathToStream(v.child)
+    case f: Filter if f.condition.deterministic && !containsIndexQuery(f.condition) =>
+      pathToStream(f.child)
+    case p: Project if p.projectList.forall(_.isInstanceOf[Attribute]) => pathToStream(p.child)
+    case other => Left(other.nodeName)
   }
 
   /**
@@ -189,7 +194,8 @@ case class V2IndexQueryExpressionRule(
   private def tag(
       options: CaseInsensitiveStringMap,
       mixed: Seq[Expression],
-      output: Seq[Attribute]): CaseInsensitiveStringMap = {
+      output: Seq[Attribute],
+      marks: String*): CaseInsensitiveStringMap = {
     val names = output.map(a => a.exprId -> a.name).toMap
     val tree = mixed.map(toMixed(_, names)).reduceLeft[MixedBooleanFilter](_ and _)
     val previous = Option(options.get(IndexQueryRegistry.KeyOption))
@@ -198,7 +204,8 @@ case class V2IndexQueryExpressionRule(
     val key = IndexQueryRegistry.newKey()
     IndexQueryRegistry.store(key, combined)
     new CaseInsensitiveStringMap(
-      (options.asCaseSensitiveMap().asScala.toMap + (IndexQueryRegistry.KeyOption -> key)).asJava)
+      (options.asCaseSensitiveMap().asScala.toMap ++ marks.map(_ -> "true") +
+        (IndexQueryRegistry.KeyOption -> key)).asJava)
   }
 
   private def toMixed(e: Expression, names: Map[ExprId, String]): MixedBooleanFilter = e match {

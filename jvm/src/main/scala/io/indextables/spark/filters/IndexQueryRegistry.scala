@@ -27,6 +27,16 @@ object IndexQueryRegistry {
   def lookup(key: String): Option[MixedBooleanFilter] =
     trees.synchronized(Option(trees.get(key)))
 
+  /**
+   * The relation option that marks a stream's read (set with the key by the rule, as it tags
+   * a stream): its scan is the stream's, never answered on the driver.
+   */
+  val StreamOption: String = "__indextables.indexquery.stream"
+
+  /** Whether a relation's options mark a stream's read ([[StreamOption]]). */
+  def streamIn(options: Map[String, String]): Boolean =
+    options.exists { case (k, v) => k.equalsIgnoreCase(StreamOption) && v == "true" }
+
   /** The key among a relation's options, if the rule tagged it. */
   def keyIn(options: Map[String, String]): Option[String] =
     options.collectFirst { case (k, v) if k.equalsIgnoreCase(KeyOption) => v }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import io.indextables.spark.config.IndexTablesOptions
-import io.indextables.spark.filters.MixedBooleanFilter
+import io.indextables.spark.filters.{IndexQueryRegistry, MixedBooleanFilter}
 import io.indextables.spark.read.aggregate.AggregatePushdown
 import io.indextables.spark.transaction.Snapshot
 
@@ -109,8 +109,10 @@ final class IndexTables4SparkScanBuilder(
     CompanionStaleness.check(table)
     val in = ScanInputs(table, filters, required, limit, topN)
     // A stream's scan ([[IndexTables4SparkMicroBatchStream]]) reads the table by tasks; no
-    // route may answer it now (on the driver, say).
-    if (!negotiated) return IndexTables4SparkScan.plan(in, None)
+    // route may answer it now (on the driver, say). Spark 4.2 negotiates a stream's columns;
+    // a searched stream's options say it is one.
+    if (!negotiated || IndexQueryRegistry.streamIn(opts.options))
+      return IndexTables4SparkScan.plan(in, None)
     val route = ReadRoute.decide(in, aggregate)
     // A log-answered aggregate reads no file: its answer holds whatever was purged.
     if (!route.isInstanceOf[ReadRoute.LogAnswered]) table.checkNotPurged(in.kept)

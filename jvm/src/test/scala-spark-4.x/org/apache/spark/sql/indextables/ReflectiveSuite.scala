@@ -6,6 +6,7 @@ import java.util
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Literal}
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.catalyst.plans.logical.{AppendData, LocalRelation, OverwriteByExpression, OverwritePartitionsDynamic, Project}
 import org.apache.spark.sql.connector.catalog.{Table, TableCapability}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -74,6 +75,17 @@ class ReflectiveSuite extends AnyFunSuite {
     val other = new CaseInsensitiveStringMap(util.Map.of("k", "w"))
     assert(SparkLineShim.withOptions(relation, other) == relation.copy(options = other))
     assert(SparkLineShim.withTable(relation, table) == relation.copy(table = table))
+    // A stream's read: only its options change (Spark 4.2's relation has one field more).
+    val stream = StreamingRelationV2(
+      None,
+      "indextables",
+      table,
+      options,
+      relation.output.map(_.asInstanceOf[AttributeReference]),
+      None,
+      None,
+      None)
+    assert(SparkLineShim.withStreamOptions(stream, other) == stream.copy(extraOptions = other))
     val opts = Map("a" -> "b")
     val append = SparkLineShim.appendByName(relation, query, opts)
     assert(append == AppendData.byName(relation, query, opts))
@@ -90,12 +102,12 @@ class ReflectiveSuite extends AnyFunSuite {
 
   test("a session catalog entry holds its identity, type, location, provider and comment") {
     val location = new URI("file:/tmp/t")
-    val entry = SparkLineShim.catalogTable(
+    val entry = SparkLineShim.catalogTable(SessionCatalogEntry(
       TableIdentifier("t", Some("db")),
       CatalogTableType.EXTERNAL,
       location,
       "indextables",
-      Some("c"))
+      Some("c")))
     val expected = CatalogTable(
       identifier = TableIdentifier("t", Some("db")),
       tableType = CatalogTableType.EXTERNAL,
