@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which package of the plugin's Scala sources uses which, and the cycles between them.
+"""Which package of the plugin's Scala and Java sources uses which, and the cycles between them.
 
 A package is a top-level package under io.indextables.spark (io.indextables.spark.transaction.state
 belongs to `transaction`); files directly in io.indextables.spark form `(root)`, files in
@@ -25,11 +25,11 @@ component of more than one package, `component: a, b, c` and a shortest cycle th
 packages: `cycle: a -> b -> a`. Exits 0 without cycles, 1 with cycles, 2 on a bad argument.
 Dependency-free (Python 3.9+); from the repository root:
 
-    python3 build/package_graph.py             # jvm/src/main/scala of this repository
+    python3 build/package_graph.py             # jvm/src/main/scala and /java of this repository
     python3 build/package_graph.py --why       # and the first file:line behind each dependency
     python3 build/package_graph.py --json      # {"packages": {pkg: [deps]}, "components": [...],
                                                #  "cycles": [[a, b, a], ...]}
-    python3 build/package_graph.py --root DIR  # another sources root
+    python3 build/package_graph.py --root DIR  # other sources roots (repeat --root for more)
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ ALIASES_PKG = "io.indextables"
 ROOT_NAME = "(root)"
 BRIDGE_NAME = "spark-bridge"
 ALIASES_NAME = "upstream-aliases"
-DEFAULT_SOURCES = Path(__file__).resolve().parent.parent / "jvm" / "src" / "main" / "scala"
+_MAIN = Path(__file__).resolve().parent.parent / "jvm" / "src" / "main"
+DEFAULT_SOURCES = [_MAIN / "scala", _MAIN / "java"]
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _CLAUSE = re.compile(rf"\s*package\s+(?!object\b)({_IDENT}(?:\.{_IDENT})*)\s*([{{;]?)")
@@ -319,8 +320,11 @@ Graph = dict[str, set[str]]
 Evidence = dict[tuple[str, str], dict[str, int]]  # (package, dep) -> {file: first line}
 
 
-def build_graph(sources_root: Path) -> tuple[Graph, Evidence]:
-    sources = [read_source(p) for p in sorted(sources_root.rglob("*.scala"))]
+def build_graph(sources_roots: list[Path]) -> tuple[Graph, Evidence]:
+    found = [(root, p) for root in sources_roots for ext in ("*.scala", "*.java")
+             for p in sorted(root.rglob(ext))]  # fmt: skip
+    roots = {p: root for root, p in found}
+    sources = [read_source(p) for _, p in found]
     index = Index()
     graph: Graph = {}
     for source in sources:
@@ -341,7 +345,8 @@ def build_graph(sources_root: Path) -> tuple[Graph, Evidence]:
                 graph[node].add(dep)
                 graph.setdefault(dep, set())
                 files = evidence.setdefault((node, dep), {})
-                files.setdefault(str(source.path.relative_to(sources_root)), source.line(offset))
+                where = str(source.path.relative_to(roots[source.path]))
+                files.setdefault(where, source.line(offset))
     return graph, evidence
 
 
@@ -412,16 +417,18 @@ def cycles(graph: Graph) -> list[tuple[list[str], list[list[str]]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--root", type=Path, default=DEFAULT_SOURCES,
-                        help="main Scala sources root (default: %(default)s)")  # fmt: skip
+    parser.add_argument("--root", type=Path, action="append",
+                        help="a main sources root, Scala and Java (default: jvm/src/main/scala "
+                             "and jvm/src/main/java); repeat for more")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the graph and cycles as JSON")
     parser.add_argument("--why", action="store_true", help="list file:line behind each dependency")
     args = parser.parse_args(argv)
-    root: Path = args.root
-    if not root.is_dir():
-        print(f"error: {root} is not a directory", file=sys.stderr)
-        return 2
-    graph, evidence = build_graph(root)
+    roots: list[Path] = args.root or DEFAULT_SOURCES
+    for root in roots:
+        if not root.is_dir():
+            print(f"error: {root} is not a directory", file=sys.stderr)
+            return 2
+    graph, evidence = build_graph(roots)
     found = cycles(graph)
     if args.json:
         print(json.dumps({"packages": {p: sorted(graph[p]) for p in sorted(graph)},

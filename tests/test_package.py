@@ -211,3 +211,114 @@ def test_configure_spark_extends_the_redaction_pattern_once() -> None:
     own = SparkSession.builder.config("spark.redaction.regex", "(?i)mysecret")
     indextables.configure_spark(own)
     assert own._options["spark.redaction.regex"].startswith("(?i)mysecret|")
+
+
+_WRONG_LINE_SESSION = """
+import sys
+from pyspark.sql import SparkSession
+try:
+    (SparkSession.builder.master("local[1]").config("spark.jars", sys.argv[1])
+     .config("spark.sql.extensions", sys.argv[2]).getOrCreate())
+except Exception as e:
+    print("REFUSED", e)
+    sys.exit(3)
+print("STARTED")
+"""
+
+
+@pytest.mark.parametrize(
+    "extensions",
+    [
+        "io.indextables.spark.extensions.IndexTables4SparkExtensions",
+        "io.indextables.extensions.IndexTablesSparkExtensions",
+    ],
+)
+def test_the_jar_of_the_other_spark_line_fails_the_session_start_naming_both(
+    extensions: str,
+) -> None:
+    """The JAR of the other Spark line, put on the class path by hand with the extensions,
+    fails when the session starts, naming this Spark and the lines the JAR serves; never later,
+    with a NoSuchMethodError, nor by a session that starts without the extensions."""
+    running = pyspark.__version__
+    other = "4.2.0" if running.startswith("3.") else "3.5.0"
+    jar = indextables.session.jar_path(other)
+    run = subprocess.run(
+        [sys.executable, "-c", _WRONG_LINE_SESSION, jar, extensions],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 3, out[-3000:]
+    assert "INDEXTABLES_WRONG_SPARK_VERSION" in out, out[-3000:]
+    assert f"this is Spark {running}" in out, out[-3000:]
+    assert "NoSuchMethodError" not in out and "NoClassDefFoundError" not in out, out[-3000:]
+
+
+_WRONG_LINE_DATA_SOURCE = """
+import sys
+from pyspark.sql import SparkSession
+builder = SparkSession.builder.master("local[1]").config("spark.jars", sys.argv[1])
+if sys.argv[3] != "-":
+    builder = builder.config("spark.sql.catalog.spark_catalog", sys.argv[3])
+spark = builder.getOrCreate()
+def attempt(name, action):
+    try:
+        print("DONE", name, action())
+    except Exception as e:
+        print("REFUSED", name, " ".join(str(e).split())[:1500])
+attempt("parquet", lambda: spark.range(5).write.mode("overwrite").parquet(sys.argv[2] + "/pq"))
+attempt("parquet", lambda: spark.read.format("parquet").load(sys.argv[2] + "/pq").count())
+for name in ("indextables", "io.indextables.provider.IndexTablesProvider"):
+    attempt(name, lambda: spark.range(5).write.format(name).save(sys.argv[2] + "/it"))
+attempt("catalog", lambda: len(spark.sql("SHOW TABLES").collect()))
+"""
+
+
+@pytest.mark.parametrize(
+    "catalog",
+    [
+        "-",
+        "io.indextables.spark.catalog.IndexTables4SparkCatalog",
+        "io.indextables.catalog.IndexTablesCatalog",
+    ],
+)
+def test_the_jar_of_the_other_spark_line_refuses_its_data_source_and_catalog_naming_both(
+    tmp_path: Path, catalog: str
+) -> None:
+    """The other line's JAR on the class path without the extensions. Spark's service loader
+    instantiates the data source on every format lookup: without the catalog, Parquet still
+    writes and reads, and `format("indextables")` (or upstream's class name) fails naming both
+    versions. With the catalog as the session catalog, the first statement that needs it fails,
+    naming both versions (on Spark 3.5 a Parquet save does too). Never with a
+    NoClassDefFoundError in the middle of a query."""
+    running = pyspark.__version__
+    other = "4.2.0" if running.startswith("3.") else "3.5.0"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _WRONG_LINE_DATA_SOURCE,
+            indextables.session.jar_path(other),
+            str(tmp_path),
+            catalog,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-3000:]
+    outcomes = [line for line in run.stdout.splitlines() if line.startswith(("DONE", "REFUSED"))]
+    assert len(outcomes) == 5, out[-3000:]
+    if catalog == "-":
+        assert outcomes[:2] == ["DONE parquet None", "DONE parquet 5"], out[-3000:]
+        assert outcomes[4] == "DONE catalog 0", out[-3000:]
+        refusals = outcomes[2:4]
+    else:
+        refusals = outcomes[2:]
+    for line in refusals:
+        assert line.startswith("REFUSED"), line
+        assert "[INDEXTABLES_WRONG_SPARK_VERSION]" in line, line
+        assert f"this is Spark {running}" in line, line
+    assert "NoClassDefFoundError" not in out and "NoSuchMethodError" not in out, out[-3000:]

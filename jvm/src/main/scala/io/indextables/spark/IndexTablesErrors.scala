@@ -620,20 +620,6 @@ object IndexTablesErrors {
       s"tantivy4java returned data IndexTables cannot read: $what.")
 
   /**
-   * The running Spark is not of the line this JAR was built for (a JAR for Spark 3.5 and Scala
-   * 2.12 on Spark 4, or the other way round).
-   */
-  def wrongSparkVersion(running: String, lines: Seq[String], builtFor: String, scala: String)
-      : IndexTablesException =
-    error(
-      "INDEXTABLES_WRONG_SPARK_VERSION",
-      s"This IndexTables JAR (indextables-spark_$scala, built against Spark $builtFor) serves " +
-        s"Spark ${lines.map(_ + ".x").mkString(", ")}, but this is Spark $running. Put the " +
-        s"IndexTables JAR for Spark $running on the class path instead (indextables-spark_2.12 " +
-        "for Spark 3.5, indextables-spark_2.13 for Spark 4.0, 4.1 and 4.2)."
-    )
-
-  /**
    * A companion index over a table of `format` (Iceberg) on a Spark line where IndexTables does
    * not reach that library (Iceberg has no runtime for Spark 4.2).
    */

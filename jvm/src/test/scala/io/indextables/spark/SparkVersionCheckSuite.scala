@@ -1,5 +1,6 @@
 package io.indextables.spark
 
+import org.apache.spark.SparkThrowable
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.exceptions.IndexTablesException
@@ -31,12 +32,14 @@ class SparkVersionCheckSuite extends AnyFunSuite {
   }
 
   test("a JAR for the other Spark line is refused with both versions named") {
-    val e = IndexTablesErrors.wrongSparkVersion("4.1.0", Seq("3.5"), "3.5.9", "2.12")
-    assert(e.isInstanceOf[IndexTablesException])
+    val e = SparkLineGate.wrongLine("4.1.0", "2.13.16", Array("3.5"), "3.5.9", "2.12")
+    assert(e.isInstanceOf[SparkThrowable])
     assert(e.getErrorClass == "INDEXTABLES_WRONG_SPARK_VERSION")
     assert(e.getSqlState == "0A000")
-    assert(e.getMessage.contains("Spark 4.1.0"))
-    assert(e.getMessage.contains("Spark 3.5.x"))
+    assert(e.getSqlState == IndexTablesException.sqlStateOf(e.getErrorClass))
+    assert(e.getMessage.startsWith("[INDEXTABLES_WRONG_SPARK_VERSION] "))
+    assert(e.getMessage.contains("this is Spark 4.1.0 on Scala 2.13.16"))
+    assert(e.getMessage.contains("serves Spark 3.5.x on Scala 2.12"))
     assert(e.getMessage.contains("indextables-spark_2.12"))
   }
 }

@@ -9,17 +9,18 @@ import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.indextables.SparkWriteBridge
 import org.apache.spark.sql.execution.streaming.Sink
-import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, StreamSinkProvider}
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, StreamSinkProvider}
 import org.apache.spark.sql.streaming.OutputMode
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 
-import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.transaction.Snapshot
 
 /**
- * The data source behind `format("indextables")`. Reads go through DataSource V2
+ * The data source behind `format("indextables")`, which Spark reaches through its Java front,
+ * [[IndexTables4SparkTableProvider]] (one instance of this per front). Reads go through DataSource V2
  * ([[IndexTables4SparkTable]]). Spark's DataFrameWriter supports only Append and Overwrite for
  * path-based V2 tables, so the tables `getTable` returns do not declare BATCH_WRITE: every
  * path-based save then reaches `createRelation`, which settles the save mode (ErrorIfExists,
@@ -27,11 +28,8 @@ import io.indextables.spark.transaction.Snapshot
  * STREAMING_WRITE: Spark gives a stream's partitionBy columns only to `createSink`
  * ([[IndexTablesStreamSink]]), whose batches write through it too.
  */
-class IndexTables4SparkTableProvider
-    extends TableProvider with DataSourceRegister with CreatableRelationProvider
-    with StreamSinkProvider {
-
-  override def shortName(): String = IndexTables4SparkTableProvider.ShortName
+class IndexTables4SparkTableSource
+    extends TableProvider with CreatableRelationProvider with StreamSinkProvider {
 
   override def supportsExternalMetadata(): Boolean = true
 
@@ -48,7 +46,6 @@ class IndexTables4SparkTableProvider
   }
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
-    SparkVersionCheck.check()
     val opts = options.asCaseSensitiveMap().asScala.toMap
     val snap =
       latest(opts).getOrElse(throw IndexTablesErrors.tableNotFound(TableLogResolver.path(opts)))
@@ -65,7 +62,6 @@ class IndexTables4SparkTableProvider
       schema: StructType,
       partitioning: Array[Transform],
       properties: util.Map[String, String]): Table = {
-    SparkVersionCheck.check()
     val partitionColumns = partitioning.toSeq.map {
       case t if t.name() == "identity" && t.references().length == 1 =>
         t.references().head.fieldNames().mkString(".")
@@ -86,7 +82,6 @@ class IndexTables4SparkTableProvider
       mode: SaveMode,
       parameters: Map[String, String],
       data: DataFrame): BaseRelation = {
-    SparkVersionCheck.check()
     val path = TableLogResolver.path(parameters)
     val exists = TableLogResolver.load(path, parameters).isDefined
     mode match {
@@ -123,7 +118,6 @@ class IndexTables4SparkTableProvider
       parameters: Map[String, String],
       partitionColumns: Seq[String],
       outputMode: OutputMode): Sink = {
-    SparkVersionCheck.check()
     new IndexTablesStreamSink(
       sqlContext,
       TableLogResolver.path(parameters),
@@ -133,6 +127,6 @@ class IndexTables4SparkTableProvider
   }
 }
 
-object IndexTables4SparkTableProvider {
+object IndexTables4SparkTableSource {
   val ShortName = "indextables"
 }

@@ -17,16 +17,16 @@ import org.apache.spark.sql.indextables.{SessionCatalogEntry, SparkCatalogBridge
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.{Row, SparkSession}
 
-import io.indextables.spark.{IndexTablesErrors, SparkVersionCheck}
-import io.indextables.spark.core.{CatalogEntry, IndexTables4SparkTable, IndexTables4SparkTableProvider, TableLogResolver}
+import io.indextables.spark.IndexTablesErrors
+import io.indextables.spark.core.{CatalogEntry, IndexTables4SparkTable, IndexTables4SparkTableProvider, IndexTables4SparkTableSource, TableLogResolver}
 import io.indextables.spark.storage.LogStore
 import io.indextables.spark.transaction.TransactionLog
 import io.indextables.spark.transaction.Snapshot
 
 /**
- * The session catalog with IndexTables tables, as Delta's `DeltaCatalog` is for Delta: set it as
- * `spark.sql.catalog.spark_catalog` (`indextables.configure_spark` does, unless another catalog
- * is set there). It wraps the session catalog (in-memory, or Hive's metastore) and:
+ * The session catalog with IndexTables tables, as Delta's `DeltaCatalog` is for Delta: set its
+ * Java front, [[IndexTables4SparkCatalog]], as `spark.sql.catalog.spark_catalog`
+ * (`indextables.configure_spark` does, unless another catalog is set there). It wraps the session catalog (in-memory, or Hive's metastore) and:
  *  - keeps tables `USING indextables` in it: `CREATE TABLE` (with columns it writes the table's
  *    first version; without, it registers the table already at its `LOCATION`),
  *    `CREATE TABLE ... AS SELECT`, `REPLACE TABLE [AS SELECT]` and `saveAsTable` (staged:
@@ -40,10 +40,8 @@ import io.indextables.spark.transaction.Snapshot
  * properties are read from its transaction log, which stays the one source of truth.
  * Every other name and provider goes to the session catalog it wraps.
  */
-class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
-  import IndexTables4SparkCatalog._
-
-  SparkVersionCheck.check()
+class IndexTables4SparkCatalogImpl extends DelegatingCatalogExtension with StagingTableCatalog {
+  import IndexTables4SparkCatalogImpl._
 
   private def spark: SparkSession = SparkSession.active
 
@@ -211,7 +209,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
         val empty = spark.createDataFrame(util.Collections.emptyList[Row](), d.schema)
         SparkWriteBridge.write(spark, this, empty, overwrite = existing.isDefined, Map.empty)
       }
-      if (register) IndexTables4SparkCatalog.this.register(d)
+      if (register) IndexTables4SparkCatalogImpl.this.register(d)
     }
 
     override def abortStagedChanges(): Unit = ()
@@ -288,7 +286,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
     CatalogEntry(
       name,
       Map(
-        TableCatalog.PROP_PROVIDER -> IndexTables4SparkTableProvider.ShortName,
+        TableCatalog.PROP_PROVIDER -> IndexTables4SparkTableSource.ShortName,
         TableCatalog.PROP_LOCATION -> path) ++
         Option(ct.owner).filter(_.nonEmpty).map(TableCatalog.PROP_OWNER -> _) ++
         ct.comment.map(TableCatalog.PROP_COMMENT -> _) ++
@@ -341,7 +339,7 @@ class IndexTables4SparkCatalog extends DelegatingCatalogExtension with StagingTa
       TableIdentifier(d.ident.name(), Some(db)),
       if (d.managed) CatalogTableType.MANAGED else CatalogTableType.EXTERNAL,
       new Path(d.location).toUri,
-      IndexTables4SparkTableProvider.ShortName,
+      IndexTables4SparkTableSource.ShortName,
       d.comment
     ))
     spark.sessionState.catalog.createTable(entry, ignoreIfExists = false, validateLocation = false)
@@ -389,12 +387,12 @@ private final case class Definition(
   def options: Map[String, String] = Map("path" -> location)
 }
 
-object IndexTables4SparkCatalog {
+object IndexTables4SparkCatalogImpl {
 
   /** The path that `indextables.`<absolute path>`` names, if `ident` is one. */
   def pathOf(ident: Identifier): Option[String] = ident.namespace() match {
     case Array(ns)
-        if ns.equalsIgnoreCase(IndexTables4SparkTableProvider.ShortName) &&
+        if ns.equalsIgnoreCase(IndexTables4SparkTableSource.ShortName) &&
           new Path(ident.name()).isAbsolute => Some(ident.name())
     case _ => None
   }
@@ -404,7 +402,7 @@ object IndexTables4SparkCatalog {
     isIndexTablesProvider(Option(properties.get(TableCatalog.PROP_PROVIDER)))
 
   private def isIndexTablesProvider(provider: Option[String]): Boolean = provider.exists { p =>
-    p.equalsIgnoreCase(IndexTables4SparkTableProvider.ShortName) ||
+    p.equalsIgnoreCase(IndexTables4SparkTableSource.ShortName) ||
     Try(Class.forName(p, false, getClass.getClassLoader)).toOption
       .exists(classOf[IndexTables4SparkTableProvider].isAssignableFrom)
   }

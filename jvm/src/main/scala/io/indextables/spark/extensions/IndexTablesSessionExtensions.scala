@@ -11,7 +11,7 @@ import io.indextables.spark.sql.IndexTables4SparkSqlParser
  * The IndexTables SQL extensions; enable with
  * `spark.sql.extensions=io.indextables.spark.extensions.IndexTables4SparkExtensions`.
  */
-class IndexTables4SparkExtensions extends (SparkSessionExtensions => Unit) {
+class IndexTablesSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     // A JAR for another Spark fails here, when the session starts.
     SparkVersionCheck.check()

@@ -1,6 +1,0 @@
-package io.indextables.catalog
-
-import io.indextables.spark.catalog.IndexTables4SparkCatalog
-
-/** Upstream IndexTables' class name of the session catalog (`spark.sql.catalog.spark_catalog`). */
-class IndexTablesCatalog extends IndexTables4SparkCatalog
