@@ -96,7 +96,8 @@ window("purge", lambda: spark.sql(f"PURGE INDEXTABLE '{tables['merged']}'").coll
 
 mow = {**TEXT, "spark.indextables.mergeOnWrite.enabled": "true",
        "spark.indextables.mergeOnWrite.targetSize": "100M",
-       "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1"}
+       "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1",
+       "spark.indextables.mergeOnWrite.mergeFactor": "2"}
 
 
 def merge_on_write():

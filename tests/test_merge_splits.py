@@ -257,6 +257,8 @@ def test_merge_on_write_merges_in_the_background(
         "spark.indextables.mergeOnWrite.enabled": "true",
         "spark.indextables.mergeOnWrite.targetSize": "100M",
         "spark.indextables.mergeOnWrite.minBatchesToTrigger": "3",
+        # Two splits of a size tier make a merge group (the default is ten).
+        "spark.indextables.mergeOnWrite.mergeFactor": "2",
     }
     written = None
     for i in range(4):

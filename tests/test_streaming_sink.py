@@ -345,13 +345,15 @@ def test_an_unknown_write_option_fails_the_stream_as_it_fails_a_batch_write(
         spark.sql(f"DROP TABLE IF EXISTS {name}")
 
 
-def test_many_small_batches_with_merge_on_write_leave_one_split_per_partition(
+def test_many_small_batches_with_merge_on_write_merge_ten_at_a_time_and_stay_few(
     spark: SparkSession, tmp_path: Path
 ) -> None:
-    # The bound: merge on write starts once the table holds one merge group (the threshold on 2
-    # cores with minBatchesToTrigger=1) and merges every group, so after each batch's merge a
-    # partition holds at most one split below 0.45 x targetSize (plus those above it: none
-    # here). Synchronous, so that the bound holds at every commit, not after a merge catches up.
+    # The bound: merge on write merges a size tier of a partition once it holds mergeFactor (10)
+    # splits, so after every batch's merge a partition holds at most 9 splits of each tier below
+    # 0.45 x targetSize. These 10-row splits and their merges are all of the smallest tier
+    # (below targetSize / 1000), so each merge takes the 10 splits there, the last merge's
+    # included: merges at batches 10, 19, 28 and 37, and 4 splits after 40. Synchronous, so that
+    # the bound holds at every commit, not after a merge catches up.
     landing, table, batches = tmp_path / "landing", str(tmp_path / "ours"), 40
     _land(landing, 0, files=batches, rows_per_file=10)
     query = (
@@ -365,8 +367,12 @@ def test_many_small_batches_with_merge_on_write_leave_one_split_per_partition(
     )
     assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
     assert len(_streaming_commits(spark, table)) == batches
+    history = _history(spark, table)
+    merges = [h for h in history if h.operation == "MERGE ON WRITE"]
+    assert [(h.files_removed, h.files_added) for h in merges] == [(10, 1)] * 4, merges
+    assert all(h.operation_parameters.get("mergeFactor") == "10" for h in merges), merges
     (state,) = IndexTable.for_path(spark, table).describe().collect()
-    assert state.num_files == 1 and state.num_records == batches * 10, state
+    assert state.num_files == 4 and state.num_records == batches * 10, state
     assert read_table(spark, table).count() == batches * 10
 
 
@@ -380,6 +386,8 @@ def test_a_partitioned_catalog_sink_merges_on_write_and_writes_optimized(
         "spark.indextables.mergeOnWrite.async.enabled": "false",
         "spark.indextables.mergeOnWrite.targetSize": "100M",
         "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1",
+        # Two splits of a tier merge (the default waits for ten): a day merges every other batch.
+        "spark.indextables.mergeOnWrite.mergeFactor": "2",
         "spark.indextables.write.optimizeWrite.enabled": "true",
     }
     _land(landing, 0, files=8)
@@ -503,6 +511,8 @@ def test_the_batches_that_land_while_a_merge_runs_are_merged_once_it_ends(
         "spark.indextables.mergeOnWrite.enabled": "true",
         "spark.indextables.mergeOnWrite.targetSize": "1G",
         "spark.indextables.mergeOnWrite.minBatchesToTrigger": "1",
+        # Two splits of a size tier merge, and every split here is of the smallest (below 1G / 8).
+        "spark.indextables.mergeOnWrite.mergeFactor": "2",
     }
     _land(landing, 10 * big, files=batches, rows_per_file=10)
     for first in (0, big):

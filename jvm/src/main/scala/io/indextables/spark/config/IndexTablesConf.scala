@@ -577,6 +577,15 @@ object IndexTablesConf {
     max = Long.MaxValue
   )
 
+  val MergeOnWriteMergeFactor: ConfEntry[Int] = int(
+    "spark.indextables.mergeOnWrite.mergeFactor",
+    10,
+    "How many splits of one size tier merge on write merges at once (at least): the tiers are " +
+      "targetSize / mergeFactor^3, ^2, ^1, so a row is rewritten about once per tier, and a " +
+      "partition keeps fewer than mergeFactor splits of each tier between merges.",
+    min = 2
+  )
+
   val MergeOnWriteBatchCpuFraction: ConfEntry[Double] = double(
     "spark.indextables.mergeOnWrite.batchCpuFraction",
     0.167,
@@ -826,6 +835,7 @@ object IndexTablesConf {
     MergeOnWriteEnabled,
     MergeOnWriteAsync,
     MergeOnWriteTargetSize,
+    MergeOnWriteMergeFactor,
     MergeOnWriteBatchCpuFraction,
     MergeOnWriteMinBatchesToTrigger,
     MergeOnWriteMaxConcurrentBatches

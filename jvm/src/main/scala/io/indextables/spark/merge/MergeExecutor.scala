@@ -111,7 +111,8 @@ object MergeExecutor {
     val parameters = Map(
       "targetSize" -> request.targetSize.toString,
       "maxSourceSplitsPerMerge" -> request.maxSourceSplitsPerMerge.toString
-    ) ++ request.maxDestSplits.map(n => "maxDestSplits" -> n.toString)
+    ) ++ request.maxDestSplits.map(n => "maxDestSplits" -> n.toString) ++
+      request.mergeFactor.map(f => "mergeFactor" -> f.toString)
     val version =
       try Some(log.startTransaction().commit(operation, parameters) { current =>
           val snap =

@@ -16,6 +16,7 @@ import io.indextables.spark.transaction.TransactionLog
 final case class MergeOnWriteSettings(
     async: Boolean,
     targetSize: Long,
+    mergeFactor: Int,
     batchCpuFraction: Double,
     minBatchesToTrigger: Int,
     maxConcurrentBatches: Int,
@@ -36,6 +37,7 @@ object MergeOnWriteSettings {
     else Some(MergeOnWriteSettings(
       async = opts.get(IndexTablesConf.MergeOnWriteAsync),
       targetSize = opts.get(IndexTablesConf.MergeOnWriteTargetSize),
+      mergeFactor = opts.get(IndexTablesConf.MergeOnWriteMergeFactor),
       batchCpuFraction = opts.get(IndexTablesConf.MergeOnWriteBatchCpuFraction),
       minBatchesToTrigger = opts.get(IndexTablesConf.MergeOnWriteMinBatchesToTrigger),
       maxConcurrentBatches = opts.get(IndexTablesConf.MergeOnWriteMaxConcurrentBatches),
@@ -61,7 +63,8 @@ final case class MergeJob(
 
 /**
  * Merge on write: after a write commits, when the table holds at least the threshold of merge
- * groups (small splits of one partition that [[MergePlanner]] would merge), a merge of them starts,
+ * groups (at least `mergeFactor` small splits of one size tier and partition, as
+ * [[MergePlanner]] tiers them), a merge of them starts,
  * in a background thread of the driver by default, so the writer returns at once. At most one
  * merge runs per table and `maxConcurrentBatches` in the driver. A write that finds those taken
  * leaves its table pending: when any merge of this driver ends, each pending table is looked at
@@ -109,7 +112,11 @@ object MergeOnWrite {
       settings: MergeOnWriteSettings,
       afterMerge: () => Unit = () => ()): Option[MergeJob] =
     try {
-      val request = MergeRequest(settings.targetSize, None, settings.merge.maxSourceSplitsPerMerge)
+      val request = MergeRequest(
+        settings.targetSize,
+        None,
+        settings.merge.maxSourceSplitsPerMerge,
+        Some(settings.mergeFactor))
       val snapshot = log.snapshot()
       val groups = MergePlanner.plan(snapshot, request, _ => true, System.currentTimeMillis())
       val threshold = settings.threshold(spark.sparkContext.defaultParallelism)

@@ -14,11 +14,35 @@ final case class MergeGroup(
   def sourceBytes: Long = sources.iterator.map(_.size).sum
 }
 
-/** What one run of MERGE SPLITS (or of merge on write) asks for. */
+/**
+ * What one run of MERGE SPLITS (or of merge on write) asks for.
+ *
+ * @param mergeFactor None for MERGE SPLITS: every small split is packed toward the target.
+ *   Some(f) for merge on write: size tiers ([[MergePlanner]]), where a merge takes at least f
+ *   splits of one tier, so that a row is rewritten once per tier, not once per merge.
+ */
 final case class MergeRequest(
     targetSize: Long,
     maxDestSplits: Option[Int],
-    maxSourceSplitsPerMerge: Int)
+    maxSourceSplitsPerMerge: Int,
+    mergeFactor: Option[Int] = None) {
+
+  /**
+   * The size tier of a split of `bytes` (merge on write): 0 below targetSize ÷ f³, then one tier
+   * per factor f, so that f splits of a tier merge into about one split of the next and the top
+   * tier's merges come near the target.
+   */
+  def tier(bytes: Long, f: Int): Int = {
+    val floor = math.max(1L, (targetSize / math.pow(f.toDouble, MergeRequest.Tiers - 1)).toLong)
+    var t = 0
+    var bound = floor
+    while (bytes >= bound && t < MergeRequest.Tiers - 1) {
+      t += 1
+      bound = if (bound > Long.MaxValue / f) Long.MaxValue else bound * f
+    }
+    t
+  }
+}
 
 object MergeRequest {
 
@@ -27,6 +51,9 @@ object MergeRequest {
 
   /** A split already this fraction of the target size or more is left as it is. */
   val SkipFraction: Double = 0.45
+
+  /** Merge on write's size tiers: below target ÷ f³, then up to ÷ f², ÷ f, and the rest. */
+  val Tiers: Int = 4
 }
 
 /**
@@ -41,6 +68,15 @@ object MergeRequest {
  * dropped. `maxDestSplits` keeps the first (oldest) groups only. A split with a mergeskip whose
  * `retryAfter` has not passed is left out, and so is a split with a deletion vector: the
  * native merge would copy the rows the vector deletes into the merged split.
+ *
+ * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and keeps
+ * only groups of f splits or more, as Lucene's and Quickwit's log merge policies do: a stream's
+ * small splits merge f at a time into splits of the next tier, those f at a time into the next,
+ * and so on. A row is rewritten about once per tier (packing every split toward the target
+ * rewrote the one growing split at every merge), and a partition keeps at most f - 1 splits of
+ * each of the three tiers below target ÷ f between merges (the top tier's, up to the target's
+ * [[MergeRequest.SkipFraction]], merge when f of them fit in the target), which leaves a
+ * large table several splits that its scans read in parallel.
  */
 object MergePlanner {
 
@@ -59,7 +95,15 @@ object MergePlanner {
     // Keys in the order of their oldest split, so that MAX DEST SPLITS takes the oldest.
     val order = candidates.map(f => (f.partitionValues, snapshot.docMappingFor(f))).distinct
     val packed = order.flatMap { key =>
-      pack(byKey(key).sortBy(_.modificationTime), request).map(g => (key._1, g))
+      val files = byKey(key).sortBy(_.modificationTime)
+      val groups = request.mergeFactor match {
+        case None => pack(files, request)
+        case Some(f) =>
+          files.groupBy(file => request.tier(file.size, f)).toSeq.sortBy(_._1).flatMap {
+            case (_, tier) => pack(tier, request).filter(_.size >= f)
+          }
+      }
+      groups.map(g => (key._1, g))
     }
     val limited = request.maxDestSplits.map(n => packed.take(n)).getOrElse(packed)
     limited.zipWithIndex.map { case ((partition, sources), i) => MergeGroup(i, partition, sources) }

@@ -171,4 +171,34 @@ class MergeExecutorSuite extends AnyFunSuite {
         "t3.split")))
     }
   }
+
+  test("merge on write merges each size tier apart, mergeFactor splits or more at a time") {
+    withTempDir { dir =>
+      val mb = 1L << 20
+      val tiered = MergeRequest(1000 * mb, None, 1000, mergeFactor = Some(10))
+      // Tiers of a 1000M target with factor 10: below 1M, 1M to 10M, 10M to 100M, and above.
+      assert(tiered.tier(mb - 1, 10) == 0)
+      assert(tiered.tier(mb + mb / 2, 10) == 1)
+      assert(tiered.tier(10 * mb + 1, 10) == 2)
+      assert(tiered.tier(100 * mb + 1, 10) == 3)
+      assert(tiered.tier(Long.MaxValue, 10) == 3)
+      val tier0 = (1 to 12).map(i => split(s"day=d1/a$i.split", mb / 2, time = i.toLong))
+      val tier1 = (1 to 9).map(i => split(s"day=d1/b$i.split", 5 * mb, time = 20L + i))
+      val tier2 = (1 to 11).map(i => split(s"day=d1/c$i.split", 90 * mb, time = 40L + i))
+      val above = split("day=d1/big.split", 500 * mb, time = 60L)
+      // Interleaved in log order: tiers, not ages, decide the groups.
+      val files = (tier0 ++ tier1 ++ tier2).sortBy(f => (f.modificationTime % 7, f.path)) :+ above
+      val snap = table(dir, files).snapshot()
+      val groups =
+        MergePlanner.plan(snap, tiered, _ => true, 0L).map(_.sources.map(_.path.split('/').last))
+      // Tier 0: all twelve in one group. Tier 1: nine, below the factor: none. Tier 2: 90M
+      // splits pack eleven to the 1000M target, one group of 11 (990M). The 500M split is past
+      // the target's skip fraction (450M).
+      assert(groups == Seq(tier0.map(_.path.split('/').last), tier2.map(_.path.split('/').last)))
+      // The same table under MERGE SPLITS (no factor) packs every small split toward the target,
+      // whatever its size: 1041M in log order, a group up to 1000M, then one split left alone.
+      val packed = MergePlanner.plan(snap, tiered.copy(mergeFactor = None), _ => true, 0L)
+      assert(packed.map(_.sources.size) == Seq(31))
+    }
+  }
 }
