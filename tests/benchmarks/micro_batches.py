@@ -75,6 +75,12 @@ def _num_files(spark: SparkSession, path: str) -> int:
     return int(state.num_files)
 
 
+def _split_rows(spark: SparkSession, path: str) -> list[int]:
+    """Rows of each live split, largest first."""
+    rows = spark.sql(f"DESCRIBE INDEXTABLES TRANSACTION LOG '{path}'").collect()
+    return sorted((int(r.num_records) for r in rows), reverse=True)
+
+
 def _wait_for_merges(
     spark: SparkSession, path: str, patience_s: float = 1800.0, quiet_s: float = 5.0
 ) -> int:
@@ -226,6 +232,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "streamed": _num_files(spark, paths["streamed"]),
             "batch": _num_files(spark, paths["batch"]),
         },
+        "split_rows": {t: _split_rows(spark, paths[t]) for t in TABLES[:2]},
         "merge_jobs": merge_jobs,
         "merge_target_size": args.merge_target_size or "default",
         "write_s": write_s,
@@ -270,6 +277,12 @@ def markdown(r: dict[str, Any]) -> list[str]:
         f"{r['parquet_over']['streamed']:.1f} × |",
         f"| top 10 by `_score` of a two-term indexquery | {m['top10']['streamed']:.3f} s | "
         f"{m['top10']['batch']:.3f} s | {r['streamed_over_batch']['top10']:.2f} × | — | — |",
+        "",
+        "Rows per split, largest first: streamed "
+        + ", ".join(f"{n:,}" for n in r["split_rows"]["streamed"])
+        + "; batch "
+        + ", ".join(f"{n:,}" for n in r["split_rows"]["batch"])
+        + ".",
         "",
         f"Writes: the stream {w['streamed']:.1f} s ({w['streamed_and_merges']:.1f} s with its "
         f"merges), one batch write {w['batch']:.1f} s, Parquet {w['parquet']:.1f} s.",
