@@ -396,6 +396,27 @@ def test_a_stream_searched_with_indexquery_emits_only_new_matches(
     assert _emitted(spark, tmp_path / "out-chained") == [i for i in expected(120) if i >= 40]
 
 
+def test_a_searched_stream_over_splits_with_deleted_rows_emits_only_live_matches(
+    spark: SparkSession, tmp_path: Path, layout: str
+) -> None:
+    """A split with a deletion vector, searched by a stream's `indexquery`: the search's hits
+    pass through the vector too, so no deleted row comes out. The oracle: the live rows of the
+    table (its own batch read) that the same predicate matches."""
+    path, out = str(tmp_path / "ours"), tmp_path / "out"
+    data = [(i, f"timeout {i}" if i % 2 else f"ok {i}") for i in range(200)]
+    df = spark.createDataFrame(data, "id long, message string").repartition(2)
+    write_table(df, path, options={"spark.indextables.indexing.typemap.message": "text"})
+    spark.sql(f"DELETE FROM indextables.`{path}` WHERE id % 3 = 0")
+    live = read_table(spark, path)
+    assert live.count() == 200 - 67
+    stream = spark.readStream.format(FORMAT).load(path).where(indexquery("message", "timeout"))
+    batches = _run(stream, out)
+    want = sorted(r.id for r in live.where(F.col("message").contains("timeout")).collect())
+    assert want == [i for i in range(200) if i % 2 and i % 3]
+    assert _emitted(spark, out) == want
+    assert sum(b["numInputRows"] for b in batches) == len(want), batches
+
+
 def test_indexquery_on_a_stream_must_filter_its_read_directly(
     spark: SparkSession, tmp_path: Path
 ) -> None:
