@@ -142,6 +142,8 @@ case class V2IndexQueryExpressionRule(
    * route answers it on the driver when Spark 4.2 negotiates it as a batch read.
    */
   private def intoStreams(plan: LogicalPlan): LogicalPlan = {
+    // A batch query's plan has no stream to tag: left as it is, without a transform.
+    if (!plan.exists(_.isInstanceOf[StreamingRelationV2])) return plan
     lazy val ctes = ctesOf(plan)
     AnalysisHelper.allowInvokingTransformsInAnalyzer {
       plan.transformUp {
