@@ -407,6 +407,8 @@ def test_a_searched_stream_over_splits_with_deleted_rows_emits_only_live_matches
     df = spark.createDataFrame(data, "id long, message string").repartition(2)
     write_table(df, path, options={"spark.indextables.indexing.typemap.message": "text"})
     spark.sql(f"DELETE FROM indextables.`{path}` WHERE id % 3 = 0")
+    (state,) = spark.sql(f"DESCRIBE INDEXTABLES STATE '{path}'").collect()
+    assert state.num_deletion_vectors > 0 and state.num_deleted_rows == 67, state
     live = read_table(spark, path)
     assert live.count() == 200 - 67
     stream = spark.readStream.format(FORMAT).load(path).where(indexquery("message", "timeout"))

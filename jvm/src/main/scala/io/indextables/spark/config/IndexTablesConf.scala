@@ -580,9 +580,10 @@ object IndexTablesConf {
   val MergeOnWriteMergeFactor: ConfEntry[Int] = int(
     "spark.indextables.mergeOnWrite.mergeFactor",
     10,
-    "How many splits of one size tier merge on write merges at once (at least): the tiers are " +
-      "targetSize / mergeFactor^3, ^2, ^1, so a row is rewritten about once per tier, and a " +
-      "partition keeps fewer than mergeFactor splits of each tier between merges.",
+    "How many splits of one size tier merge on write merges at once (at least): the tiers end " +
+      "at targetSize / mergeFactor^3, ^2 and ^1 (the top tier, above, packs toward the target " +
+      "as MERGE SPLITS does), so a row is rewritten about once per tier. At most " +
+      "merge.maxSourceSplitsPerMerge.",
     min = 2
   )
 

@@ -75,9 +75,13 @@ object MergeExecutor {
         0,
         0,
         None,
-        "no partition holds two or more " +
-          s"splits smaller than ${(request.targetSize * MergeRequest.SkipFraction).toLong} bytes " +
-          "to merge"
+        request.mergeFactor match {
+          case None =>
+            "no partition holds two or more splits smaller than " +
+              s"${(request.targetSize * MergeRequest.SkipFraction).toLong} bytes to merge"
+          case Some(f) =>
+            s"no partition holds $f splits of one size tier (or two of the top tier) to merge"
+        }
       )
     }
     val spec = MergeTaskSpec(

@@ -9,6 +9,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
 
+import io.indextables.spark.IndexTablesErrors
 import io.indextables.spark.config.{IndexTablesConf, IndexTablesOptions}
 import io.indextables.spark.transaction.TransactionLog
 
@@ -34,7 +35,7 @@ object MergeOnWriteSettings {
   /** The settings when merge on write is enabled for this write; None otherwise. */
   def of(opts: IndexTablesOptions): Option[MergeOnWriteSettings] =
     if (!opts.get(IndexTablesConf.MergeOnWriteEnabled)) None
-    else Some(MergeOnWriteSettings(
+    else Some(checked(MergeOnWriteSettings(
       async = opts.get(IndexTablesConf.MergeOnWriteAsync),
       targetSize = opts.get(IndexTablesConf.MergeOnWriteTargetSize),
       mergeFactor = opts.get(IndexTablesConf.MergeOnWriteMergeFactor),
@@ -42,7 +43,19 @@ object MergeOnWriteSettings {
       minBatchesToTrigger = opts.get(IndexTablesConf.MergeOnWriteMinBatchesToTrigger),
       maxConcurrentBatches = opts.get(IndexTablesConf.MergeOnWriteMaxConcurrentBatches),
       merge = MergeSettings(opts)
-    ))
+    )))
+
+  /** Settings under which no merge could ever start are refused, naming both keys. */
+  private def checked(s: MergeOnWriteSettings): MergeOnWriteSettings = {
+    if (s.merge.maxSourceSplitsPerMerge < s.mergeFactor)
+      throw IndexTablesErrors.invalidOption(
+        IndexTablesConf.MergeOnWriteMergeFactor.key,
+        s.mergeFactor.toString,
+        s"at most ${IndexTablesConf.MergeMaxSourceSplitsPerMerge.key} " +
+          s"(${s.merge.maxSourceSplitsPerMerge}), since a merge takes that many splits at most"
+      )
+    s
+  }
 }
 
 /**

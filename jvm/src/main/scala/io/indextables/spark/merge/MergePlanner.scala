@@ -28,9 +28,9 @@ final case class MergeRequest(
     mergeFactor: Option[Int] = None) {
 
   /**
-   * The size tier of a split of `bytes` (merge on write): 0 below targetSize ÷ f³, then one tier
-   * per factor f, so that f splits of a tier merge into about one split of the next and the top
-   * tier's merges come near the target.
+   * The size tier of a split of `bytes` (merge on write): 0 below targetSize ÷ f³, 1 below ÷ f²,
+   * 2 below ÷ f, 3 from there (up to the skip fraction), so that f splits of a tier merge into
+   * about one split of the next.
    */
   def tier(bytes: Long, f: Int): Int = {
     val floor = math.max(1L, (targetSize / math.pow(f.toDouble, MergeRequest.Tiers - 1)).toLong)
@@ -69,14 +69,14 @@ object MergeRequest {
  * `retryAfter` has not passed is left out, and so is a split with a deletion vector: the
  * native merge would copy the rows the vector deletes into the merged split.
  *
- * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and keeps
- * only groups of f splits or more, as Lucene's and Quickwit's log merge policies do: a stream's
- * small splits merge f at a time into splits of the next tier, those f at a time into the next,
- * and so on. A row is rewritten about once per tier (packing every split toward the target
- * rewrote the one growing split at every merge), and a partition keeps at most f - 1 splits of
- * each of the three tiers below target ÷ f between merges (the top tier's, up to the target's
- * [[MergeRequest.SkipFraction]], merge when f of them fit in the target), which leaves a
- * large table several splits that its scans read in parallel.
+ * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and, below
+ * the top tier, keeps only groups of f splits or more, as Lucene's and Quickwit's log merge
+ * policies do: a stream's small splits merge f at a time into splits of the next tier, those f
+ * at a time into the next, and so on; the top tier (targetSize / f up to the target's
+ * [[MergeRequest.SkipFraction]]) packs toward the target as MERGE SPLITS does. Above the lowest
+ * tier a row is rewritten about once per tier (packing every split toward the target rewrote the
+ * one growing split at every merge); the lowest tier's merged splits, while still below
+ * targetSize / f³, merge again with the next f - 1.
  */
 object MergePlanner {
 
@@ -100,6 +100,9 @@ object MergePlanner {
         case None => pack(files, request)
         case Some(f) =>
           files.groupBy(file => request.tier(file.size, f)).toSeq.sortBy(_._1).flatMap {
+            // The top tier's splits are targetSize / f or more: f of them rarely fit in the
+            // target, so two or more that fit merge, as MERGE SPLITS packs them.
+            case (t, tier) if t == MergeRequest.Tiers - 1 => pack(tier, request)
             case (_, tier) => pack(tier, request).filter(_.size >= f)
           }
       }

@@ -7,6 +7,8 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 
 import io.indextables.spark.transaction.TransactionTestUtils._
+import io.indextables.spark.config.IndexTablesOptions
+import io.indextables.spark.exceptions.IndexTablesException
 import io.indextables.spark.transaction._
 
 /**
@@ -176,29 +178,47 @@ class MergeExecutorSuite extends AnyFunSuite {
     withTempDir { dir =>
       val mb = 1L << 20
       val tiered = MergeRequest(1000 * mb, None, 1000, mergeFactor = Some(10))
-      // Tiers of a 1000M target with factor 10: below 1M, 1M to 10M, 10M to 100M, and above.
-      assert(tiered.tier(mb - 1, 10) == 0)
-      assert(tiered.tier(mb + mb / 2, 10) == 1)
-      assert(tiered.tier(10 * mb + 1, 10) == 2)
-      assert(tiered.tier(100 * mb + 1, 10) == 3)
+      // Tiers of a 1000M target with factor 10: below 1M, below 10M, below 100M, and above.
+      val floor = 1000 * mb / 1000
+      assert(tiered.tier(floor - 1, 10) == 0)
+      assert(tiered.tier(floor, 10) == 1)
+      assert(tiered.tier(10 * floor - 1, 10) == 1)
+      assert(tiered.tier(10 * floor, 10) == 2)
+      assert(tiered.tier(100 * floor - 1, 10) == 2)
+      assert(tiered.tier(100 * floor, 10) == 3)
       assert(tiered.tier(Long.MaxValue, 10) == 3)
-      val tier0 = (1 to 12).map(i => split(s"day=d1/a$i.split", mb / 2, time = i.toLong))
-      val tier1 = (1 to 9).map(i => split(s"day=d1/b$i.split", 5 * mb, time = 20L + i))
-      val tier2 = (1 to 11).map(i => split(s"day=d1/c$i.split", 90 * mb, time = 40L + i))
-      val above = split("day=d1/big.split", 500 * mb, time = 60L)
-      // Interleaved in log order: tiers, not ages, decide the groups.
-      val files = (tier0 ++ tier1 ++ tier2).sortBy(f => (f.modificationTime % 7, f.path)) :+ above
-      val snap = table(dir, files).snapshot()
-      val groups =
-        MergePlanner.plan(snap, tiered, _ => true, 0L).map(_.sources.map(_.path.split('/').last))
-      // Tier 0: all twelve in one group. Tier 1: nine, below the factor: none. Tier 2: 90M
-      // splits pack eleven to the 1000M target, one group of 11 (990M). The 500M split is past
-      // the target's skip fraction (450M).
-      assert(groups == Seq(tier0.map(_.path.split('/').last), tier2.map(_.path.split('/').last)))
-      // The same table under MERGE SPLITS (no factor) packs every small split toward the target,
-      // whatever its size: 1041M in log order, a group up to 1000M, then one split left alone.
+      // Log order interleaves the tiers (times 1, 2, 3, ... round robin): tiers, not ages,
+      // decide the groups.
+      val tier0 = (1 to 12).map(i => split(s"day=d1/a$i.split", mb / 2, time = 4L * i))
+      val tier1 = (1 to 9).map(i => split(s"day=d1/b$i.split", 5 * mb, time = 4L * i + 1))
+      val tier2 = (1 to 11).map(i => split(s"day=d1/c$i.split", 90 * mb, time = 4L * i + 2))
+      val top = (1 to 3).map(i => split(s"day=d1/d$i.split", 400 * mb, time = 4L * i + 3))
+      val above = split("day=d1/big.split", 500 * mb, time = 100L)
+      val snap = table(dir, tier0 ++ tier1 ++ tier2 ++ top :+ above).snapshot()
+      def names(fs: Seq[AddAction]) = fs.map(_.path.split('/').last)
+      val groups = MergePlanner.plan(snap, tiered, _ => true, 0L).map(g => names(g.sources))
+      // Tier 0: all twelve. Tier 1: nine, below the factor: none. Tier 2: eleven 90M splits,
+      // 990M, fit the target: one group. Top tier: 400M splits pack two to the 1000M target,
+      // the third alone waits. The 500M split is past the skip fraction (450M).
+      assert(groups == Seq(names(tier0), names(tier2), names(top.take(2))))
+      // The same table under MERGE SPLITS (no factor) packs every small split toward the target
+      // in log order, whatever its size.
       val packed = MergePlanner.plan(snap, tiered.copy(mergeFactor = None), _ => true, 0L)
-      assert(packed.map(_.sources.size) == Seq(31))
+      assert(packed.flatMap(_.sources).size > 12 + 11 + 2)
+      assert(packed.forall(g => g.sources.map(_.size).sum <= 1000 * mb))
     }
+  }
+
+  test("merge on write refuses a factor above maxSourceSplitsPerMerge, naming both settings") {
+    def settings(pairs: (String, String)*) =
+      MergeOnWriteSettings.of(IndexTablesOptions(
+        (("spark.indextables.mergeOnWrite.enabled" -> "true") +: pairs).toMap))
+    assert(settings("spark.indextables.mergeOnWrite.mergeFactor" -> "4").get.mergeFactor == 4)
+    val e = intercept[IndexTablesException](settings(
+      "spark.indextables.mergeOnWrite.mergeFactor" -> "20",
+      "spark.indextables.merge.maxSourceSplitsPerMerge" -> "8"))
+    assert(e.getErrorClass == "INDEXTABLES_INVALID_OPTION")
+    assert(e.getMessage.contains("spark.indextables.mergeOnWrite.mergeFactor"))
+    assert(e.getMessage.contains("spark.indextables.merge.maxSourceSplitsPerMerge (8)"))
   }
 }
