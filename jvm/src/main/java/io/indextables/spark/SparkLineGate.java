@@ -83,6 +83,18 @@ public final class SparkLineGate {
             + "indextables-spark_2.13 for Spark 4.0, 4.1 and 4.2).");
   }
 
+  /**
+   * {@code INDEXTABLES_INTERNAL_ERROR} from an entry point, which must not name a Scala class of
+   * the JAR (the verifier would load it when the entry point links, before the check).
+   */
+  public static EntryPointError internalError(String what) {
+    return new EntryPointError(
+        "INDEXTABLES_INTERNAL_ERROR",
+        "XX000",
+        what + ". This is a bug in IndexTables; please report it with the query that raised it.",
+        null);
+  }
+
   private static EntryPointError brokenJar(String what, Throwable cause) {
     String jar = String.valueOf(SparkLineGate.class.getProtectionDomain().getCodeSource());
     return new EntryPointError(

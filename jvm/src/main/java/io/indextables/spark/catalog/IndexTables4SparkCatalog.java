@@ -16,7 +16,6 @@ import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
-import io.indextables.spark.IndexTablesErrors;
 import io.indextables.spark.SparkLineGate;
 
 /**
@@ -43,7 +42,7 @@ public class IndexTables4SparkCatalog extends DelegatingCatalogExtension
   /** The Scala catalog, wrapping the session catalog Spark gave this front. */
   private synchronized DelegatingCatalogExtension impl() {
     if (impl == null) {
-      throw IndexTablesErrors.internalError("the IndexTables catalog was used before initialize");
+      throw SparkLineGate.internalError("the IndexTables catalog was used before initialize");
     }
     if (!implDelegates && delegate != null) {
       impl.setDelegateCatalog(delegate);
