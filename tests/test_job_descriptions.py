@@ -106,7 +106,7 @@ def merge_on_write():
     while True:
         jobs = [j for j in spark.sql("DESCRIBE INDEXTABLES MERGE JOBS").collect()
                 if j.table_path.rstrip("/").endswith(tables["merge_on_write"])]
-        if jobs and all(j.status != "RUNNING" for j in jobs):
+        if jobs and all(j.status not in ("RUNNING", "PENDING") for j in jobs):
             break
         assert time.monotonic() < deadline, jobs
         time.sleep(0.2)

@@ -276,7 +276,7 @@ def test_merge_on_write_merges_in_the_background(
             for j in spark.sql("DESCRIBE INDEXTABLES MERGE JOBS").collect()
             if j.table_path.rstrip("/").endswith(tmp_table.rstrip("/"))
         ]
-        if jobs and all(j.status != "RUNNING" for j in jobs):
+        if jobs and all(j.status not in ("RUNNING", "PENDING") for j in jobs):
             break
         assert time.monotonic() < deadline, jobs
         time.sleep(0.2)

@@ -506,7 +506,7 @@ def test_the_batches_that_land_while_a_merge_runs_are_merged_once_it_ends(
     # A stream's batches that commit while their table is being merged start no merge of their
     # own (one merge per table at a time). Once that merge ends, the table is looked at again,
     # so the stream's last batches are merged without waiting for the table's next write.
-    landing, table, big, batches = tmp_path / "landing", str(tmp_path / "ours"), 400_000, 6
+    landing, table, big, batches = tmp_path / "landing", str(tmp_path / "ours"), 600_000, 4
     options = {
         "spark.indextables.mergeOnWrite.enabled": "true",
         "spark.indextables.mergeOnWrite.targetSize": "1G",
@@ -535,16 +535,21 @@ def test_the_batches_that_land_while_a_merge_runs_are_merged_once_it_ends(
     )
     assert query.awaitTermination(TIMEOUT_S) and query.exception() is None
     assert len(_streaming_commits(spark, table)) == batches
-    first_merge = _merge_jobs(spark, table)[0]
+    last_batch = max(h.version for h in _history(spark, table))
+    first_merge, *later = _merge_jobs(spark, table)
     assert first_merge.status == "RUNNING", (
         "the first merge ended before the stream's batches did, so the test shows nothing: "
         f"make the two large splits larger ({first_merge})"
     )
+    # The merge the batches are owed is listed while it waits, naming the last batch's version,
+    # so that nobody polling the jobs takes the end of the first merge for the end of merging.
+    assert [j.status for j in later] == ["PENDING"], later
+    assert later[0].trigger_version == last_batch, (last_batch, later)
     deadline = time.monotonic() + TIMEOUT_S
     while True:
         jobs = _merge_jobs(spark, table)
         (state,) = IndexTable.for_path(spark, table).describe().collect()
-        if state.num_files == 1 and all(j.status != "RUNNING" for j in jobs):
+        if state.num_files == 1 and all(j.status not in ("RUNNING", "PENDING") for j in jobs):
             break
         assert time.monotonic() < deadline, (state.num_files, jobs)
         time.sleep(0.5)

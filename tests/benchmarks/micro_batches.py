@@ -81,27 +81,17 @@ def _split_rows(spark: SparkSession, path: str) -> list[int]:
     return sorted((int(r.num_records) for r in rows), reverse=True)
 
 
-def _wait_for_merges(
-    spark: SparkSession, path: str, patience_s: float = 1800.0, quiet_s: float = 5.0
-) -> int:
-    """Waits until no merge on write of `path` has run for `quiet_s` (a merge that ends looks at
-    the table again, and the merge that look starts begins a moment later); returns how many
-    merge jobs it had."""
+def _wait_for_merges(spark: SparkSession, path: str, patience_s: float = 1800.0) -> int:
+    """Waits until no merge on write of `path` runs or is owed (a merge that finds no slot free
+    is listed PENDING until it starts); returns how many merge jobs it had."""
     deadline = time.monotonic() + patience_s
-    quiet_since: float | None = None
-    seen = -1
     while True:
         jobs = [
             j
             for j in spark.sql("DESCRIBE INDEXTABLES MERGE JOBS").collect()
             if j.table_path.rstrip("/").endswith(path.rstrip("/"))
         ]
-        now = time.monotonic()
-        if any(j.status == "RUNNING" for j in jobs) or len(jobs) != seen:
-            quiet_since, seen = None, len(jobs)
-        elif quiet_since is None:
-            quiet_since = now
-        if (quiet_since is not None and now - quiet_since >= quiet_s) or now > deadline:
+        if all(j.status not in ("RUNNING", "PENDING") for j in jobs) or time.monotonic() > deadline:
             return len(jobs)
         time.sleep(1)
 

@@ -173,7 +173,7 @@ def run(args: argparse.Namespace, lines: list[tuple[int, str, str, str]]) -> dic
     progress: list[dict[str, Any]] = query.recentProgress
     splits_at_stop = _num_files(spark, table)
     deadline = time.time() + 600
-    while any(j["status"] == "RUNNING" for j in _merge_jobs(spark, table)):
+    while any(j["status"] in ("RUNNING", "PENDING") for j in _merge_jobs(spark, table)):
         if time.time() > deadline:
             break
         time.sleep(1)

@@ -61,7 +61,10 @@ object MergeOnWriteSettings {
 /**
  * One merge started by a write, as `DESCRIBE INDEXTABLES MERGE JOBS` shows it.
  *
- * @param status `RUNNING`, `COMPLETED` or `FAILED`
+ * @param status `PENDING` (the table holds enough merge groups, but its write found no slot free:
+ *   the merge starts when one is, or the row goes when a look finds nothing left to merge),
+ *   `RUNNING`, `COMPLETED` or `FAILED`. Until no row of a table is `PENDING` or `RUNNING`, a
+ *   merge of it may still start.
  */
 final case class MergeJob(
     jobId: String,
@@ -83,7 +86,8 @@ final case class MergeJob(
  * leaves its table pending: when any merge of this driver ends, each pending table is looked at
  * again, as its last write would have looked (a stream's last batches, committed while the table
  * was being merged, are merged then rather than at the table's next write). A look that finds no
- * slot stays pending. A merge that loses to a concurrent commit gives up as [[MergeExecutor]]
+ * slot stays pending; while a table is pending, its jobs list a `PENDING` row, so that nobody
+ * polling the jobs takes the moment between two merges for the end. A merge that loses to a concurrent commit gives up as [[MergeExecutor]]
  * says; a failure is recorded in its job, never raised to the writer. The jobs of this driver
  * (the last [[MaxJobsKept]]) are listed by [[jobs]].
  */
@@ -100,6 +104,12 @@ object MergeOnWrite {
 
   /** Per table path, the look again owed to the last write that found no slot free. */
   private val pending = mutable.LinkedHashMap.empty[String, () => Unit]
+
+  /**
+   * Per table path, the id of its `PENDING` job: kept from the write that found no slot until a
+   * look starts that merge (the row becomes `RUNNING`) or finds nothing to merge (the row goes).
+   */
+  private val owed = mutable.Map.empty[String, String]
 
   private lazy val pool: ExecutorService = Executors.newCachedThreadPool(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
@@ -134,7 +144,7 @@ object MergeOnWrite {
       val groups = MergePlanner.plan(snapshot, request, _ => true, System.currentTimeMillis())
       val threshold = settings.threshold(spark.sparkContext.defaultParallelism)
       val table = log.tablePath.toString
-      if (groups.size < threshold) None
+      if (groups.size < threshold) { settle(table); None }
       else {
         val lookAgain =
           () => { afterCommit(spark, log, hadoopConf, committedVersion, settings, afterMerge); () }
@@ -148,8 +158,18 @@ object MergeOnWrite {
     } catch {
       case e: Exception =>
         logger.warn(s"Merge on write of ${log.tablePath} did not start: ${e.getMessage}", e)
+        settle(log.tablePath.toString)
         None
     }
+
+  /**
+   * Drops the table's `PENDING` row once no merge of it runs and no look is owed to it: the look
+   * that would have started the merge found nothing to merge (or failed, and said so in the log).
+   */
+  private def settle(table: String): Unit = synchronized {
+    if (!running.contains(table) && !pending.contains(table))
+      owed.remove(table).foreach(history.remove)
+  }
 
   /**
    * `work` as a pool thread runs it: its jobs belong to no SQL execution. A pool thread holds a
@@ -175,24 +195,24 @@ object MergeOnWrite {
       groups: Int,
       settings: MergeOnWriteSettings,
       lookAgain: () => Unit): Option[MergeJob] = synchronized {
+    def job(id: String, status: String) =
+      MergeJob(id, table, status, version, groups, System.currentTimeMillis(), None, None, None)
     if (running.contains(table) || running.size >= settings.maxConcurrentBatches) {
       pending.put(table, lookAgain)
+      // One PENDING row per table, since it was first owed; it names the latest write.
+      val id = owed.getOrElseUpdate(table, s"merge-${counter.incrementAndGet()}")
+      record(history.get(id) match {
+        case Some(waiting) => waiting.copy(triggerVersion = version, totalGroups = groups)
+        case None => job(id, "PENDING")
+      })
       None
     } else {
       pending.remove(table)
       running += table
-      val job = MergeJob(
-        s"merge-${counter.incrementAndGet()}",
-        table,
-        "RUNNING",
-        version,
-        groups,
-        System.currentTimeMillis(),
-        None,
-        None,
-        None)
-      record(job)
-      Some(job)
+      val started =
+        job(owed.remove(table).getOrElse(s"merge-${counter.incrementAndGet()}"), "RUNNING")
+      record(started)
+      Some(started)
     }
   }
 

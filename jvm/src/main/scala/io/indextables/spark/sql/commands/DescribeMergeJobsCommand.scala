@@ -9,7 +9,8 @@ import io.indextables.spark.merge.MergeOnWrite
 
 /**
  * `DESCRIBE INDEXTABLES MERGE JOBS`: the merge-on-write jobs of this driver, oldest first, one
- * row each: job_id string, table_path string, status string (RUNNING, COMPLETED, FAILED),
+ * row each: job_id string, table_path string, status string (PENDING, RUNNING, COMPLETED,
+ * FAILED; see [[io.indextables.spark.merge.MergeJob]]),
  * total_groups int, completed_groups int, duration_ms long, error_message string, and beyond
  * upstream's columns trigger_version long (the write's version), commit_version long (the
  * merge's, null until it commits), merged_files long and message string (what it did).
