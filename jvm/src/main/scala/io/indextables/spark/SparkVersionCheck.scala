@@ -7,9 +7,6 @@ package io.indextables.spark
  */
 object SparkVersionCheck {
 
-  /** Throws `INDEXTABLES_WRONG_SPARK_VERSION` unless the running Spark is of a line served. */
-  def check(): Unit = SparkLineGate.check()
-
   /** Whether a JAR serving Spark lines `lines` ("3.5"; "4.0", "4.1") serves Spark `version`. */
   def serves(lines: Seq[String], version: String): Boolean =
     SparkLineGate.serves(lines.toArray, version)

@@ -30,6 +30,9 @@ import io.indextables.spark.SparkLineGate;
 abstract class TableProviderFront
     implements TableProvider, DataSourceRegister, CreatableRelationProvider, StreamSinkProvider {
 
+  /** The format's short name, {@code format("indextables")}: the one place it is spelled. */
+  static final String SHORT_NAME = "indextables";
+
   private Object source;
 
   /** The Scala source behind this front, made once the Spark line is checked. */
@@ -42,7 +45,7 @@ abstract class TableProviderFront
 
   @Override
   public String shortName() {
-    return "indextables";
+    return SHORT_NAME;
   }
 
   @Override

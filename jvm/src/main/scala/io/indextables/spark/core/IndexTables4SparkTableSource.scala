@@ -128,5 +128,7 @@ class IndexTables4SparkTableSource
 }
 
 object IndexTables4SparkTableSource {
-  val ShortName = "indextables"
+
+  /** `format("indextables")`, as the Java front declares it to Spark's service loader. */
+  val ShortName: String = TableProviderFront.SHORT_NAME
 }

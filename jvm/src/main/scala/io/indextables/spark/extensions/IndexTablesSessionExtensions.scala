@@ -2,20 +2,17 @@ package io.indextables.spark.extensions
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import io.indextables.spark.SparkVersionCheck
 import io.indextables.spark.catalyst.{IndexQueryPlanCheck, IndexTablesAggregateStrategy, IndexTablesDmlCommand, IndexTablesDmlStrategy, IndexTablesInsertByPosition, IndexTablesRowLevelResolution, RowLevelKeyFilter, SnippetPreparation, StreamingSinkCheck, V2IndexQueryExpressionRule}
 import io.indextables.spark.expressions.{BucketFunctions, IndexQueryFunctions, SnippetFunctions}
 import io.indextables.spark.sql.IndexTables4SparkSqlParser
 
 /**
  * The IndexTables SQL extensions; enable with
- * `spark.sql.extensions=io.indextables.spark.extensions.IndexTables4SparkExtensions`.
+ * `spark.sql.extensions=io.indextables.spark.extensions.IndexTables4SparkExtensions`, the Java
+ * front that checks the Spark line ([[io.indextables.spark.SparkLineGate]]) before it loads this.
  */
 class IndexTablesSessionExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    // A JAR for another Spark fails here, when the session starts.
-    SparkVersionCheck.check()
-
     // Parser
     extensions.injectParser((_, delegate) => new IndexTables4SparkSqlParser(delegate))
     IndexQueryFunctions.all.foreach(extensions.injectFunction)
