@@ -28,19 +28,30 @@ final case class MergeRequest(
     mergeFactor: Option[Int] = None) {
 
   /**
-   * The size tier of a split of `bytes` (merge on write): 0 below targetSize ÷ f³, 1 below ÷ f²,
-   * 2 below ÷ f, 3 from there (up to the skip fraction), so that f splits of a tier merge into
-   * about one split of the next.
+   * The size tier of a split of `bytes`: for merge on write, 0 below targetSize ÷ f³, 1 below
+   * ÷ f², 2 below ÷ f, 3 from there (up to the skip fraction), so that f splits of a tier merge
+   * into about one split of the next; for MERGE SPLITS, 0 for every split.
    */
-  def tier(bytes: Long, f: Int): Int = {
-    val floor = math.max(1L, (targetSize / math.pow(f.toDouble, MergeRequest.Tiers - 1)).toLong)
-    var t = 0
-    var bound = floor
-    while (bytes >= bound && t < MergeRequest.Tiers - 1) {
-      t += 1
-      bound = if (bound > Long.MaxValue / f) Long.MaxValue else bound * f
-    }
-    t
+  def tier(bytes: Long): Int = mergeFactor match {
+    case None => 0
+    case Some(f) =>
+      var t = 0
+      var bound = math.max(1L, (targetSize / math.pow(f.toDouble, MergeRequest.Tiers - 1)).toLong)
+      while (bytes >= bound && t < MergeRequest.Tiers - 1) {
+        t += 1
+        bound = if (bound > Long.MaxValue / f) Long.MaxValue else bound * f
+      }
+      t
+  }
+
+  /**
+   * The fewest splits of tier `t` one merge takes: f below merge on write's top tier; two (any
+   * merge) in the top tier, whose splits are targetSize ÷ f or more, so that f of them rarely fit
+   * in the target, and for MERGE SPLITS.
+   */
+  def minSources(t: Int): Int = mergeFactor match {
+    case Some(f) if t < MergeRequest.Tiers - 1 => f
+    case _ => 2
   }
 }
 
@@ -69,8 +80,8 @@ object MergeRequest {
  * `retryAfter` has not passed is left out, and so is a split with a deletion vector: the
  * native merge would copy the rows the vector deletes into the merged split.
  *
- * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and, below
- * the top tier, keeps only groups of f splits or more, as Lucene's and Quickwit's log merge
+ * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and keeps
+ * the groups of [[MergeRequest.minSources]] splits or more (f below the top tier), as Lucene's and Quickwit's log merge
  * policies do: a stream's small splits merge f at a time into splits of the next tier, those f
  * at a time into the next, and so on; the top tier (targetSize / f up to the target's
  * [[MergeRequest.SkipFraction]]) packs toward the target as MERGE SPLITS does. Above the lowest
@@ -96,15 +107,8 @@ object MergePlanner {
     val order = candidates.map(f => (f.partitionValues, snapshot.docMappingFor(f))).distinct
     val packed = order.flatMap { key =>
       val files = byKey(key).sortBy(_.modificationTime)
-      val groups = request.mergeFactor match {
-        case None => pack(files, request)
-        case Some(f) =>
-          files.groupBy(file => request.tier(file.size, f)).toSeq.sortBy(_._1).flatMap {
-            // The top tier's splits are targetSize / f or more: f of them rarely fit in the
-            // target, so two or more that fit merge, as MERGE SPLITS packs them.
-            case (t, tier) if t == MergeRequest.Tiers - 1 => pack(tier, request)
-            case (_, tier) => pack(tier, request).filter(_.size >= f)
-          }
+      val groups = files.groupBy(file => request.tier(file.size)).toSeq.sortBy(_._1).flatMap {
+        case (t, tier) => pack(tier, request).filter(_.size >= request.minSources(t))
       }
       groups.map(g => (key._1, g))
     }

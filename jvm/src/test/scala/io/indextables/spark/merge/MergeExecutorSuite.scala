@@ -180,13 +180,13 @@ class MergeExecutorSuite extends AnyFunSuite {
       val tiered = MergeRequest(1000 * mb, None, 1000, mergeFactor = Some(10))
       // Tiers of a 1000M target with factor 10: below 1M, below 10M, below 100M, and above.
       val floor = 1000 * mb / 1000
-      assert(tiered.tier(floor - 1, 10) == 0)
-      assert(tiered.tier(floor, 10) == 1)
-      assert(tiered.tier(10 * floor - 1, 10) == 1)
-      assert(tiered.tier(10 * floor, 10) == 2)
-      assert(tiered.tier(100 * floor - 1, 10) == 2)
-      assert(tiered.tier(100 * floor, 10) == 3)
-      assert(tiered.tier(Long.MaxValue, 10) == 3)
+      assert(tiered.tier(floor - 1) == 0)
+      assert(tiered.tier(floor) == 1)
+      assert(tiered.tier(10 * floor - 1) == 1)
+      assert(tiered.tier(10 * floor) == 2)
+      assert(tiered.tier(100 * floor - 1) == 2)
+      assert(tiered.tier(100 * floor) == 3)
+      assert(tiered.tier(Long.MaxValue) == 3)
       // Log order interleaves the tiers (times 1, 2, 3, ... round robin): tiers, not ages,
       // decide the groups.
       val tier0 = (1 to 12).map(i => split(s"day=d1/a$i.split", mb / 2, time = 4L * i))
