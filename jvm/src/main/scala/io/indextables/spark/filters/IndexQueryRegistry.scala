@@ -35,9 +35,12 @@ object IndexQueryRegistry {
 
   /** Whether a relation's options mark a stream's read ([[StreamOption]]). */
   def streamIn(options: Map[String, String]): Boolean =
-    options.exists { case (k, v) => k.equalsIgnoreCase(StreamOption) && v == "true" }
+    optionIn(options, StreamOption).contains("true")
 
   /** The key among a relation's options, if the rule tagged it. */
-  def keyIn(options: Map[String, String]): Option[String] =
-    options.collectFirst { case (k, v) if k.equalsIgnoreCase(KeyOption) => v }
+  def keyIn(options: Map[String, String]): Option[String] = optionIn(options, KeyOption)
+
+  /** A relation's option `name`, whatever the case of its key (Spark's options ignore case). */
+  private def optionIn(options: Map[String, String], name: String): Option[String] =
+    options.collectFirst { case (k, v) if k.equalsIgnoreCase(name) => v }
 }
