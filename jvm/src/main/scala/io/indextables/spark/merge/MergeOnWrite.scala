@@ -3,8 +3,6 @@ package io.indextables.spark.merge
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 
-import scala.collection.mutable
-
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.slf4j.LoggerFactory
@@ -59,12 +57,15 @@ object MergeOnWriteSettings {
 }
 
 /**
- * One merge started by a write, as `DESCRIBE INDEXTABLES MERGE JOBS` shows it.
+ * One merge of merge on write, owed or started, as `DESCRIBE INDEXTABLES MERGE JOBS` shows it.
  *
- * @param status `PENDING` (the table holds enough merge groups, but its write found no slot free:
- *   the merge starts when one is, or the row goes when a look finds nothing left to merge),
- *   `RUNNING`, `COMPLETED` or `FAILED`. Until no row of a table is `PENDING` or `RUNNING`, a
- *   merge of it may still start.
+ * @param status `PENDING`: the table holds enough merge groups but its write found no slot
+ *   free; the merge starts when one is (the row becomes `RUNNING`, same id), or the row goes when
+ *   a look finds nothing left to merge ([[MergeSlots]]). Then `RUNNING`, `COMPLETED` or `FAILED`.
+ *   While a merge of a table may still start, one of its rows is `PENDING` or `RUNNING`.
+ * @param triggerVersion the version of the write that started the merge (of a `PENDING` row,
+ *   the latest write that found no slot)
+ * @param startTime when the merge started (of a `PENDING` row, when it was first owed)
  */
 final case class MergeJob(
     jobId: String,
@@ -80,16 +81,17 @@ final case class MergeJob(
 /**
  * Merge on write: after a write commits, when the table holds at least the threshold of merge
  * groups (at least `mergeFactor` small splits of one size tier and partition, as
- * [[MergePlanner]] tiers them), a merge of them starts,
- * in a background thread of the driver by default, so the writer returns at once. At most one
- * merge runs per table and `maxConcurrentBatches` in the driver. A write that finds those taken
- * leaves its table pending: when any merge of this driver ends, each pending table is looked at
- * again, as its last write would have looked (a stream's last batches, committed while the table
- * was being merged, are merged then rather than at the table's next write). A look that finds no
- * slot stays pending; while a table is pending, its jobs list a `PENDING` row, so that nobody
- * polling the jobs takes the moment between two merges for the end. A merge that loses to a concurrent commit gives up as [[MergeExecutor]]
- * says; a failure is recorded in its job, never raised to the writer. The jobs of this driver
- * (the last [[MaxJobsKept]]) are listed by [[jobs]].
+ * [[MergePlanner]] tiers them), a merge of them starts, in a background thread of the driver by
+ * default, so the writer returns at once. At most one merge runs per table and
+ * `maxConcurrentBatches` in the driver. A write that finds those taken leaves its table pending:
+ * when a merge of this driver ends, each pending table not being merged is looked at again, as
+ * its last write would have looked (a stream's last batches, committed while the table was being
+ * merged, are merged then rather than at the table's next write). A look that finds no slot
+ * stays pending. While a table is pending or looked at, its jobs list a `PENDING` row
+ * ([[MergeSlots]]), so that nobody polling the jobs takes the moment between two merges for the
+ * end. A merge that loses to a concurrent commit gives up as [[MergeExecutor]] says; a failure
+ * is recorded in its job, never raised to the writer. The jobs of this driver (every one owed or
+ * running, and the last [[MaxJobsKept]] finished) are listed by [[jobs]].
  */
 object MergeOnWrite {
 
@@ -99,17 +101,11 @@ object MergeOnWrite {
   val MaxJobsKept: Int = 1000
 
   private val counter = new AtomicLong()
-  private val history = mutable.LinkedHashMap.empty[String, MergeJob]
-  private val running = mutable.Set.empty[String]
-
-  /** Per table path, the look again owed to the last write that found no slot free. */
-  private val pending = mutable.LinkedHashMap.empty[String, () => Unit]
-
-  /**
-   * Per table path, the id of its `PENDING` job: kept from the write that found no slot until a
-   * look starts that merge (the row becomes `RUNNING`) or finds nothing to merge (the row goes).
-   */
-  private val owed = mutable.Map.empty[String, String]
+  private val slots =
+    new MergeSlots(
+      MaxJobsKept,
+      () => s"merge-${counter.incrementAndGet()}",
+      System.currentTimeMillis)
 
   private lazy val pool: ExecutorService = Executors.newCachedThreadPool(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
@@ -120,7 +116,7 @@ object MergeOnWrite {
   })
 
   /** Every merge-on-write job of this driver, oldest first. */
-  def jobs: Seq[MergeJob] = synchronized(history.values.toList)
+  def jobs: Seq[MergeJob] = slots.jobs
 
   /**
    * Starts a merge of the table behind `log` when it holds enough small splits; returns the job
@@ -144,32 +140,28 @@ object MergeOnWrite {
       val groups = MergePlanner.plan(snapshot, request, _ => true, System.currentTimeMillis())
       val threshold = settings.threshold(spark.sparkContext.defaultParallelism)
       val table = log.tablePath.toString
-      if (groups.size < threshold) { settle(table); None }
+      if (groups.size < threshold) None
       else {
         val lookAgain =
           () => { afterCommit(spark, log, hadoopConf, committedVersion, settings, afterMerge); () }
-        reserve(table, committedVersion, groups.size, settings, lookAgain).map { job =>
-          val work: Runnable =
-            () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
-          if (settings.async) pool.submit(detached(spark, work)) else work.run()
-          job
+        slots.reserve(
+          table,
+          committedVersion,
+          groups.size,
+          settings.maxConcurrentBatches,
+          lookAgain).map {
+          job =>
+            val work: Runnable =
+              () => runJob(spark, log, hadoopConf, request, settings, job, afterMerge)
+            if (settings.async) pool.submit(detached(spark, work)) else work.run()
+            job
         }
       }
     } catch {
       case e: Exception =>
         logger.warn(s"Merge on write of ${log.tablePath} did not start: ${e.getMessage}", e)
-        settle(log.tablePath.toString)
         None
     }
-
-  /**
-   * Drops the table's `PENDING` row once no merge of it runs and no look is owed to it: the look
-   * that would have started the merge found nothing to merge (or failed, and said so in the log).
-   */
-  private def settle(table: String): Unit = synchronized {
-    if (!running.contains(table) && !pending.contains(table))
-      owed.remove(table).foreach(history.remove)
-  }
 
   /**
    * `work` as a pool thread runs it: its jobs belong to no SQL execution. A pool thread holds a
@@ -184,37 +176,6 @@ object MergeOnWrite {
 
   /** Spark's `SQLExecution.EXECUTION_ID_KEY` and `EXECUTION_ROOT_ID_KEY`. */
   private val SqlExecutionKeys = Seq("spark.sql.execution.id", "spark.sql.execution.root.id")
-
-  /**
-   * Takes the table's slot for a merge and records its job; when no slot is free, leaves the
-   * table pending with `lookAgain` (replacing an older look of the same table) and returns None.
-   */
-  private def reserve(
-      table: String,
-      version: Long,
-      groups: Int,
-      settings: MergeOnWriteSettings,
-      lookAgain: () => Unit): Option[MergeJob] = synchronized {
-    def job(id: String, status: String) =
-      MergeJob(id, table, status, version, groups, System.currentTimeMillis(), None, None, None)
-    if (running.contains(table) || running.size >= settings.maxConcurrentBatches) {
-      pending.put(table, lookAgain)
-      // One PENDING row per table, since it was first owed; it names the latest write.
-      val id = owed.getOrElseUpdate(table, s"merge-${counter.incrementAndGet()}")
-      record(history.get(id) match {
-        case Some(waiting) => waiting.copy(triggerVersion = version, totalGroups = groups)
-        case None => job(id, "PENDING")
-      })
-      None
-    } else {
-      pending.remove(table)
-      running += table
-      val started =
-        job(owed.remove(table).getOrElse(s"merge-${counter.incrementAndGet()}"), "RUNNING")
-      record(started)
-      Some(started)
-    }
-  }
 
   private def runJob(
       spark: SparkSession,
@@ -246,10 +207,7 @@ object MergeOnWrite {
             endTime = Some(System.currentTimeMillis()),
             error = Some(Option(e.getMessage).getOrElse(e.getClass.getName)))
       }
-    synchronized {
-      running -= job.tablePath
-      record(finished)
-    }
+    slots.finish(finished)
     try {
       if (finished.status == "COMPLETED") {
         try afterMerge()
@@ -262,21 +220,17 @@ object MergeOnWrite {
   }
 
   /**
-   * Runs the looks owed to the pending tables, each in a pool thread: a look that finds enough
-   * merge groups and a free slot starts its merge (in that thread, when the merge is
-   * synchronous), one that finds no slot leaves its table pending again.
+   * Runs the looks owed to the pending tables not being merged, each in a pool thread: a look
+   * that finds enough merge groups and a free slot starts its merge (in that thread, when the
+   * merge is synchronous), one that finds no slot leaves its table pending again, one that finds
+   * nothing to merge ends the table's `PENDING` row ([[MergeSlots.lookEnded]]).
    */
-  private def lookAgainAtPending(spark: SparkSession): Unit = {
-    val looks = synchronized {
-      val owed = pending.values.toList
-      pending.clear()
-      owed
+  private def lookAgainAtPending(spark: SparkSession): Unit =
+    slots.takeLooks().foreach { case (table, look) =>
+      pool.submit(detached(
+        spark,
+        () =>
+          try look()
+          finally slots.lookEnded(table)))
     }
-    looks.foreach(look => pool.submit(detached(spark, () => look())))
-  }
-
-  private def record(job: MergeJob): Unit = synchronized {
-    history.put(job.jobId, job)
-    while (history.size > MaxJobsKept) history.remove(history.head._1)
-  }
 }

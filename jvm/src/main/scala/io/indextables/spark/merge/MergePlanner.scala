@@ -19,7 +19,8 @@ final case class MergeGroup(
  *
  * @param mergeFactor None for MERGE SPLITS: every small split is packed toward the target.
  *   Some(f) for merge on write: size tiers ([[MergePlanner]]), where a merge takes at least f
- *   splits of one tier, so that a row is rewritten once per tier, not once per merge.
+ *   splits of one tier below the top one ([[minSources]]), so that a row is rewritten about once
+ *   per tier, not once per merge.
  */
 final case class MergeRequest(
     targetSize: Long,
@@ -81,13 +82,13 @@ object MergeRequest {
  * native merge would copy the rows the vector deletes into the merged split.
  *
  * Merge on write (`mergeFactor` f) packs each size tier ([[MergeRequest.tier]]) apart and keeps
- * the groups of [[MergeRequest.minSources]] splits or more (f below the top tier), as Lucene's and Quickwit's log merge
- * policies do: a stream's small splits merge f at a time into splits of the next tier, those f
- * at a time into the next, and so on; the top tier (targetSize / f up to the target's
- * [[MergeRequest.SkipFraction]]) packs toward the target as MERGE SPLITS does. Above the lowest
- * tier a row is rewritten about once per tier (packing every split toward the target rewrote the
- * one growing split at every merge); the lowest tier's merged splits, while still below
- * targetSize / f³, merge again with the next f - 1.
+ * the groups of [[MergeRequest.minSources]] splits or more (f below the top tier), as Lucene's
+ * and Quickwit's log merge policies do: a stream's small splits merge f at a time into splits
+ * of the next tier, those f at a time into the next, and so on; the top tier (targetSize / f up
+ * to the target's [[MergeRequest.SkipFraction]]) packs toward the target as MERGE SPLITS does.
+ * Above the lowest tier a row is rewritten about once per tier (packing every split toward the
+ * target rewrote the one growing split at every merge); the lowest tier's merged splits, while
+ * still below targetSize / f³, merge again with the next f - 1.
  */
 object MergePlanner {
 
