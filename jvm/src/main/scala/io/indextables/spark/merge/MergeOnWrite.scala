@@ -105,7 +105,7 @@ object MergeOnWrite {
     new MergeSlots(
       MaxJobsKept,
       () => s"merge-${counter.incrementAndGet()}",
-      System.currentTimeMillis)
+      () => System.currentTimeMillis())
 
   private lazy val pool: ExecutorService = Executors.newCachedThreadPool(new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
